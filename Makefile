@@ -1,0 +1,64 @@
+# jersey: loss-differentiating TCP congestion control, marking qdiscs, testbed.
+#
+#   make deps          install toolchain, Debian kernels 6.1 + 6.12, QEMU, testbed
+#   make               build the modules (host kernel if it can load modules,
+#                      otherwise every pinned Debian kernel)
+#   make KVER=6.1      build for one kernel (6.1, 6.12, host, or a full ABI name)
+#   make all-kernels   build for Debian 6.1 and 6.12
+#   make check         lint + unit tests + builds + in-VM end-to-end tests
+#   make demo          fig 5.11 goodput-vs-loss comparison -> results/demo/
+#   make clean
+SHELL := /bin/bash
+TOP := $(CURDIR)
+PY := $(TOP)/.venv/bin/python
+PINNED := 6.1 6.12
+HOST_CAN_LOAD := $(shell test -e /proc/modules && test -e /lib/modules/$$(uname -r)/build/Makefile && echo y)
+ifeq ($(KVER),)
+  KVERS := $(if $(HOST_CAN_LOAD),host,$(PINNED))
+else
+  KVERS := $(KVER)
+endif
+# Sources mirrored (as symlinks) into build/<abi>/ so that one checkout builds
+# for several kernels without their objects colliding.
+SRCDIRS := kmod qdisc
+
+.PHONY: all modules all-kernels deps check unit lint test-vm demo clean
+all modules:
+	@set -e; for k in $(KVERS); do $(MAKE) --no-print-directory build-one K=$$k; done
+
+all-kernels:
+	@$(MAKE) --no-print-directory modules KVER="$(PINNED)"
+
+.PHONY: build-one
+build-one:
+	@set -e; abi=$$($(TOP)/testbed/kver $(K)); out=$(TOP)/build/$$abi; \
+	kdir=$${KDIR:-/lib/modules/$$abi/build}; \
+	[ -e "$$kdir/Makefile" ] || kdir=/usr/src/linux-headers-$$abi; \
+	mkdir -p $$out; ln -sf $(TOP)/Kbuild $$out/Kbuild; \
+	for d in $(SRCDIRS); do \
+		mkdir -p $$out/$$d; find $$out/$$d -maxdepth 1 -xtype l -delete; \
+		for f in $(TOP)/$$d/*.[ch] $(TOP)/$$d/Kbuild; do \
+			[ -e "$$f" ] && ln -sf $$f $$out/$$d/; done; \
+	done; \
+	echo "  BUILD   $$abi ($$kdir)"; \
+	$(MAKE) --no-print-directory -C $$kdir M=$$out modules
+
+deps:
+	@$(TOP)/testbed/deps.sh
+
+unit:
+	@$(MAKE) --no-print-directory -C tests/unit
+
+lint:
+	@$(PY) -m ruff check testbed tests mininet
+	@$(PY) -m ruff format --check testbed tests mininet
+
+# The README's test command.  Ends with pytest's summary line.
+check: lint all-kernels
+	@$(PY) -m pytest -ra tests
+
+demo: all-kernels
+	@$(PY) -m testbed.demo --out results/demo
+
+clean:
+	rm -rf build tests/unit/build
