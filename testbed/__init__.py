@@ -1,0 +1,1 @@
+"""jersey testbed: VM runner, path emulation, experiments and analysis."""

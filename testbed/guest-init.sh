@@ -1,0 +1,27 @@
+#!/bin/sh
+# Runs as root on the target kernel (inside the VM, or on the host with
+# --host): loads our freshly built modules and the kernel's own modules the
+# experiments use, makes every congestion control usable from network
+# namespaces, then runs the command and exits with its status.
+#   testbed/guest-init.sh CMD [ARGS...]
+top=$(cd "$(dirname "$0")/.." && pwd)
+abi=$(uname -r)
+dir=$top/build/$abi
+if [ ! -d "$dir" ]; then
+	echo "guest-init: no modules built for $abi ($dir); run 'make KVER=$abi'" >&2
+	exit 125
+fi
+for ko in "$dir"/kmod/*.ko "$dir"/qdisc/*.ko; do
+	[ -e "$ko" ] || continue
+	name=$(basename "$ko" .ko)
+	grep -q "^$name " /proc/modules && continue
+	insmod "$ko" || { echo "guest-init: insmod $ko failed" >&2; exit 125; }
+done
+# The kernel's own modules: comparators and the qdiscs of the path emulation.
+for m in tcp_westwood tcp_vegas tcp_veno tcp_bbr tcp_dctcp sch_netem sch_red \
+	sch_htb sch_tbf sch_fq_codel sch_pie veth bridge; do
+	modprobe -q "$m" 2>/dev/null || true
+done
+sysctl -qw net.ipv4.tcp_allowed_congestion_control="$(cat /proc/sys/net/ipv4/tcp_available_congestion_control)"
+export JERSEY_TOP="$top"
+exec "$@"

@@ -1,0 +1,372 @@
+"""Emulated network paths: network namespaces, veth, tc shaping, netem.
+
+A :class:`Path` is a set of nodes (network namespaces) joined by links.  Each
+link ``a -> b`` is built as::
+
+    [a] --veth--> [air] --veth--> [b]
+     |              |
+     | egress:      | egress:
+     | htb rate R   | netem delay D (+ loss)
+     |  +- queue    |
+    bottleneck      propagation and corruption,
+    queue           *after* the queue
+
+The ``air`` namespace bridges its two ports, so ``a`` and ``b`` share a
+subnet.  Corruption therefore happens on the air, after the gateway's queue,
+and its drops are counted by netem separately from the queue's own drops:
+the two counters are the ground truth for "wireless" and "congestion"
+losses.  The reverse direction is built the same way with its own rate,
+queue and (optional) loss, so links can be asymmetric.
+
+All commands are plain iproute2 (``ip``, ``tc``) and run as root on the
+target kernel (normally inside the VM started by ``testbed/vm``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+IP = "/usr/sbin/ip" if os.path.exists("/usr/sbin/ip") else "ip"
+TC = os.environ.get("JERSEY_TC", "/usr/sbin/tc" if os.path.exists("/usr/sbin/tc") else "tc")
+_path_ids = itertools.count(1)
+
+
+def sh(*argv: str, ns: str | None = None, check: bool = True) -> str:
+    """Run a command (inside namespace ``ns``) and return its stdout."""
+    cmd = [IP, "netns", "exec", ns, *argv] if ns else list(argv)
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def pct(x: float) -> str:
+    """A fraction as netem's percent literal."""
+    return f"{x * 100:.6g}%"
+
+
+@dataclass(frozen=True)
+class Loss:
+    """Corruption loss on a link direction, as netem arguments.
+
+    ``Loss.random(0.01)``: independent loss with probability 1%.
+    ``Loss.gemodel(p, r, bad_loss, good_loss)``: Gilbert-Elliott with
+    transition probabilities good->bad ``p`` and bad->good ``r`` per packet,
+    loss probability ``bad_loss`` (netem's 1-h) in the bad state and
+    ``good_loss`` (netem's 1-k) in the good state.
+    """
+
+    kind: str
+    params: tuple[float, ...]
+
+    @staticmethod
+    def random(p: float) -> Loss:
+        if not 0 <= p <= 1:
+            raise ValueError(f"loss probability {p} not in [0, 1]")
+        return Loss("random", (p,))
+
+    @staticmethod
+    def gemodel(p: float, r: float, bad_loss: float = 1.0, good_loss: float = 0.0) -> Loss:
+        for v in (p, r, bad_loss, good_loss):
+            if not 0 <= v <= 1:
+                raise ValueError(f"Gilbert-Elliott parameter {v} not in [0, 1]")
+        if p + r == 0:
+            raise ValueError("Gilbert-Elliott model needs p + r > 0")
+        return Loss("gemodel", (p, r, bad_loss, good_loss))
+
+    @property
+    def mean(self) -> float:
+        """Stationary mean loss probability."""
+        if self.kind == "random":
+            return self.params[0]
+        p, r, bad, good = self.params
+        return (r * good + p * bad) / (p + r)
+
+    def netem_args(self) -> list[str]:
+        if self.kind == "random":
+            return ["loss", "random", pct(self.params[0])]
+        p, r, bad, good = self.params
+        return ["loss", "gemodel", pct(p), pct(r), pct(bad), pct(good)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "params": list(self.params), "mean": self.mean}
+
+
+@dataclass(frozen=True)
+class Queue:
+    """The bottleneck queue: a tc qdisc kind and its arguments."""
+
+    kind: str = "pfifo"
+    args: tuple[str, ...] = ("limit", "50")
+
+    @staticmethod
+    def pfifo(limit: int = 50) -> Queue:
+        return Queue("pfifo", ("limit", str(limit)))
+
+    @staticmethod
+    def red_ecn(
+        rate_mbit: float,
+        min_pkts: float = 5,
+        max_pkts: float = 15,
+        max_p: float = 0.1,
+        limit_pkts: int = 50,
+        w: float = 0.002,
+        avpkt: int = 1500,
+    ) -> Queue:
+        """The kernel's RED with ECN marking, thresholds in packets (of avpkt bytes).
+
+        tc derives the EWMA weight from ``burst``: w = 1 - exp(-1/burst)
+        approximately, so burst = 1/w gives the requested weight.
+        """
+        burst = max(int((2 * min_pkts + max_pkts) / 3) + 1, round(1 / w) if w > 0 else 1)
+        return Queue(
+            "red",
+            (
+                "limit", str(int(limit_pkts * avpkt)),
+                "min", str(int(min_pkts * avpkt)),
+                "max", str(int(max_pkts * avpkt)),
+                "avpkt", str(avpkt),
+                "burst", str(burst),
+                "probability", f"{max_p:g}",
+                "bandwidth", f"{rate_mbit:g}mbit",
+                "ecn",
+            ),
+        )  # fmt: skip
+
+    def tc_args(self) -> list[str]:
+        return [self.kind, *self.args]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "args": list(self.args)}
+
+
+@dataclass
+class Link:
+    a: str
+    b: str
+    rate_mbit: float
+    delay_ms: float
+    loss: Loss | None = None  # a -> b
+    queue: Queue = field(default_factory=Queue)  # at a's egress, a -> b
+    rate_rev_mbit: float | None = None  # b -> a; None: same as rate_mbit
+    loss_rev: Loss | None = None
+    queue_rev: Queue = field(default_factory=Queue)
+    # filled in by Path.build()
+    index: int = -1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "rate_mbit": self.rate_mbit,
+            "rate_rev_mbit": self.rate_rev_mbit or self.rate_mbit,
+            "delay_ms": self.delay_ms,
+            "loss": self.loss.to_json() if self.loss else None,
+            "loss_rev": self.loss_rev.to_json() if self.loss_rev else None,
+            "queue": self.queue.to_json(),
+            "queue_rev": self.queue_rev.to_json(),
+        }
+
+
+class Path:
+    """Nodes joined by links, built in fresh network namespaces.
+
+    Use as a context manager: namespaces are deleted on exit.
+    """
+
+    def __init__(self, links: list[Link], sysctls: dict[str, dict[str, str]] | None = None):
+        self.id = next(_path_ids) + 10 * (os.getpid() % 20)
+        if self.id > 250:
+            raise RuntimeError("too many paths in one process")
+        self.links = links
+        self.nodes: list[str] = []
+        for link in links:
+            for n in (link.a, link.b):
+                if n not in self.nodes:
+                    self.nodes.append(n)
+        self.sysctls = sysctls or {}
+        self._built = False
+
+    # -- naming -----------------------------------------------------------
+    def ns(self, node: str) -> str:
+        return f"j{self.id}-{node}"
+
+    def air(self, link: Link) -> str:
+        return f"j{self.id}-air{link.index}"
+
+    def addr(self, link: Link, node: str) -> str:
+        host = 1 if node == link.a else 2
+        return f"10.{self.id}.{link.index}.{host}"
+
+    def ip_of(self, node: str) -> str:
+        """An address of ``node`` (its first link's)."""
+        for link in self.links:
+            if node in (link.a, link.b):
+                return self.addr(link, node)
+        raise KeyError(node)
+
+    @staticmethod
+    def dev(link: Link) -> str:
+        """The device name on both end nodes of a link."""
+        return f"e{link.index}"
+
+    # -- construction -------------------------------------------------------
+    def build(self) -> Path:
+        for i, link in enumerate(self.links):
+            link.index = i
+        for node in self.nodes:
+            sh(IP, "netns", "add", self.ns(node))
+            sh(IP, "link", "set", "lo", "up", ns=self.ns(node))
+            sh("sysctl", "-qw", "net.ipv4.ip_forward=1", ns=self.ns(node))
+            for key, val in self.sysctls.get(node, {}).items():
+                sh("sysctl", "-qw", f"{key}={val}", ns=self.ns(node))
+        self._built = True
+        for link in self.links:
+            self._build_link(link)
+        self._routes()
+        return self
+
+    def _build_link(self, link: Link) -> None:
+        air, dev = self.air(link), self.dev(link)
+        sh(IP, "netns", "add", air)
+        sh(IP, "link", "set", "lo", "up", ns=air)
+        for end, peer in ((link.a, "pa"), (link.b, "pb")):
+            sh(IP, "link", "add", dev, "netns", self.ns(end), "type", "veth",
+               "peer", "name", peer, "netns", air)  # fmt: skip
+            self._plain(self.ns(end), dev)
+            self._plain(air, peer)
+            sh(IP, "addr", "add", f"{self.addr(link, end)}/24", "dev", dev, ns=self.ns(end))
+            sh(IP, "link", "set", dev, "up", ns=self.ns(end))
+        sh(
+            IP,
+            "link",
+            "add",
+            "br0",
+            "type",
+            "bridge",
+            "stp_state",
+            "0",
+            "forward_delay",
+            "0",
+            ns=air,
+        )
+        for peer in ("pa", "pb"):
+            sh(IP, "link", "set", peer, "master", "br0", "up", ns=air)
+        sh(IP, "link", "set", "br0", "up", ns=air)
+        rev_rate = link.rate_rev_mbit or link.rate_mbit
+        self._shaper(self.ns(link.a), dev, link.rate_mbit, link.queue)
+        self._shaper(self.ns(link.b), dev, rev_rate, link.queue_rev)
+        self._air(air, "pb", link.delay_ms, link.loss)
+        self._air(air, "pa", link.delay_ms, link.loss_rev)
+
+    @staticmethod
+    def _plain(ns: str, dev: str) -> None:
+        """No offloads: every skb is one wire packet, so queue limits and
+        per-packet loss probabilities mean what they say."""
+        sh("ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off", ns=ns, check=False)
+
+    @staticmethod
+    def _shaper(ns: str, dev: str, rate_mbit: float, queue: Queue) -> None:
+        rate = f"{rate_mbit:g}mbit"
+        sh(TC, "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1", ns=ns)
+        sh(TC, "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
+           "rate", rate, "ceil", rate, "quantum", "1514", ns=ns)  # fmt: skip
+        sh(
+            TC,
+            "qdisc",
+            "add",
+            "dev",
+            dev,
+            "parent",
+            "1:1",
+            "handle",
+            "10:",
+            *queue.tc_args(),
+            ns=ns,
+        )
+
+    @staticmethod
+    def _air(ns: str, dev: str, delay_ms: float, loss: Loss | None) -> None:
+        args = ["netem", "limit", "100000", "delay", f"{delay_ms:g}ms"]
+        if loss is not None:
+            args += loss.netem_args()
+        sh(TC, "qdisc", "add", "dev", dev, "root", "handle", "1:", *args, ns=ns)
+
+    def _routes(self) -> None:
+        """Static shortest-path routes from every node to every subnet."""
+        adj: dict[str, list[tuple[str, Link]]] = {n: [] for n in self.nodes}
+        for link in self.links:
+            adj[link.a].append((link.b, link))
+            adj[link.b].append((link.a, link))
+        for src in self.nodes:
+            first_hop: dict[str, tuple[str, Link]] = {}
+            seen, todo = {src}, deque([src])
+            while todo:
+                cur = todo.popleft()
+                for nxt, link in adj[cur]:
+                    if nxt in seen:
+                        continue
+                    seen.add(nxt)
+                    first_hop[nxt] = first_hop.get(cur) or (nxt, link)
+                    todo.append(nxt)
+            direct = {link.index for _, link in adj[src]}
+            for link in self.links:
+                if link.index in direct:
+                    continue
+                # reach the subnet through the first hop towards its nearer end
+                for end in (link.a, link.b):
+                    if end in first_hop:
+                        hop, via = first_hop[end]
+                        sh(IP, "route", "add", f"10.{self.id}.{link.index}.0/24",
+                           "via", self.addr(via, hop), ns=self.ns(src))  # fmt: skip
+                        break
+
+    def destroy(self) -> None:
+        if not self._built:
+            return
+        names = [self.ns(n) for n in self.nodes] + [self.air(link) for link in self.links]
+        for name in names:
+            sh(IP, "netns", "del", name, check=False)
+        self._built = False
+
+    def __enter__(self) -> Path:
+        return self.build()
+
+    def __exit__(self, *exc: object) -> None:
+        self.destroy()
+
+    # -- measurement ---------------------------------------------------------
+    def qdisc_stats(self, ns: str, dev: str) -> list[dict[str, Any]]:
+        out = sh(TC, "-s", "-j", "qdisc", "show", "dev", dev, ns=ns)
+        return json.loads(out) if out.strip() else []
+
+    def queue_stats(self, link: Link, reverse: bool = False) -> dict[str, Any]:
+        """Statistics of the bottleneck queue (handle 10:) of a link direction."""
+        node = link.b if reverse else link.a
+        for q in self.qdisc_stats(self.ns(node), self.dev(link)):
+            if q.get("handle") == "10:":
+                return q
+        raise RuntimeError(f"no bottleneck queue on {node}/{self.dev(link)}")
+
+    def air_stats(self, link: Link, reverse: bool = False) -> dict[str, Any]:
+        """netem statistics of a link direction: ``packets`` passed, ``drops`` lost."""
+        dev = "pa" if reverse else "pb"
+        for q in self.qdisc_stats(self.air(link), dev):
+            if q.get("kind") == "netem":
+                return q
+        raise RuntimeError(f"no netem on {self.air(link)}/{dev}")
+
+    def node_sysctl(self, node: str, key: str, value: str) -> None:
+        sh("sysctl", "-qw", f"{key}={value}", ns=self.ns(node))
+
+    def nstat(self, node: str) -> dict[str, int]:
+        """The kernel's SNMP/netstat counters of a node (absolute values)."""
+        out = sh("nstat", "-a", "-z", "-j", ns=self.ns(node))
+        data = json.loads(out)
+        return {k: int(v) for k, v in data.get("kernel", {}).items()}

@@ -1,0 +1,170 @@
+"""Run a command as root on a Debian kernel with our modules loaded.
+
+``testbed/vm [--kernel 6.1|6.12] [--host] [--timeout S] -- CMD...``
+
+Without ``--host``, boots the chosen Debian kernel in QEMU through virtme-ng
+with the host's root filesystem shared read-only over 9p (writable overlays
+on top) and the repository mounted read-write at the same path.  Inside, our
+freshly built modules (``build/<abi>/{kmod,qdisc}/*.ko``) are loaded, but not
+selected, and the kernel's own modules are available to ``modprobe``.  The
+exit status is CMD's.  The VM is always torn down: on exit, on timeout and on
+SIGINT/SIGTERM, the whole process group (virtme-ng and QEMU) is killed.
+
+With ``--host``, the same happens on the running kernel, without a VM; it
+needs a kernel that can load modules and its build tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+TOP = Path(__file__).resolve().parent.parent
+GUEST_INIT = TOP / "testbed" / "guest-init.sh"
+KERNELS = ("6.1", "6.12")
+DEFAULT_KERNEL = os.environ.get("JERSEY_KERNEL", "6.12")
+# udev autoloads these for emulated hardware we do not use; skipping them
+# saves seconds per boot under TCG.
+BLACKLIST = (
+    "ahci,libahci,sr_mod,cdrom,sg,kvm_amd,kvm_intel,kvm,ccp,i2c_i801,lpc_ich,"
+    "iTCO_wdt,iTCO_vendor_support,pcspkr,joydev,evdev,serio_raw,button,"
+    "intel_rapl_msr,intel_rapl_common,ata_piix,ata_generic,floppy"
+)
+BOOT_ARGS = f"tsc=reliable modprobe.blacklist={BLACKLIST}"
+
+
+def log(msg: str) -> None:
+    print(f"vm: {msg}", file=sys.stderr, flush=True)
+
+
+def resolve_abi(kernel: str) -> str:
+    """The ABI (``uname -r``) of the installed Debian kernel for 6.1/6.12."""
+    out = subprocess.run([str(TOP / "testbed" / "kver"), kernel], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"vm: {out.stderr.strip()}")
+    return out.stdout.strip()
+
+
+def accel() -> tuple[str, str]:
+    """Choose KVM when it is really usable, TCG otherwise; say why."""
+    forced = os.environ.get("JERSEY_ACCEL")
+    if forced in ("kvm", "tcg"):
+        return forced, "forced by JERSEY_ACCEL"
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return "tcg", "no usable /dev/kvm"
+    flags = Path("/proc/cpuinfo").read_text().split()
+    if "vmx" not in flags and "svm" not in flags:
+        return "tcg", "/dev/kvm exists but the CPU has no vmx/svm"
+    return "kvm", "/dev/kvm usable"
+
+
+def build(kernel: str) -> None:
+    proc = subprocess.run(
+        ["make", "-s", "--no-print-directory", "-C", str(TOP), f"KVER={kernel}", "modules"],
+        stdout=subprocess.DEVNULL,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"vm: building modules for {kernel} failed")
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Terminate virtme-ng and its QEMU, then make sure nothing is left."""
+    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+        # the leader is gone; sweep the rest of its group
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        return
+
+
+def run_guarded(argv: list[str], timeout: float) -> int:
+    env = dict(os.environ, PATH=f"{TOP / '.venv' / 'bin'}:{os.environ.get('PATH', '')}")
+    proc = subprocess.Popen(argv, start_new_session=True, env=env)
+
+    def on_signal(signum: int, _frame: object) -> None:
+        kill_group(proc)
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        log(f"timeout after {timeout:.0f} s; tearing the VM down")
+        return 124
+    finally:
+        kill_group(proc)
+
+
+def vng_argv(abi: str, acc: str, cmd: list[str], cpus: int, memory: str) -> list[str]:
+    vng = shutil.which("vng", path=f"{TOP / '.venv' / 'bin'}:{os.environ.get('PATH', '')}")
+    if vng is None:
+        raise SystemExit("vm: virtme-ng (vng) not found; run 'make deps'")
+    kernel = Path(f"/boot/vmlinuz-{abi}")
+    if not kernel.exists():
+        raise SystemExit(f"vm: {kernel} missing; run 'make deps' (installs linux-image-{abi})")
+    argv = [vng, "--run", str(kernel), "--cpus", str(cpus), "--memory", memory]
+    argv += ["--rwdir", str(TOP), "--append", BOOT_ARGS]
+    if acc == "tcg":
+        argv.append("--disable-kvm")
+    argv += ["--exec", shlex.join([str(GUEST_INIT), *cmd])]
+    return argv
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="testbed/vm",
+        description="Run CMD as root on a Debian kernel (in QEMU) with jersey's modules loaded.",
+    )
+    ap.add_argument("--kernel", default=DEFAULT_KERNEL, help="6.1, 6.12 or a full ABI name")
+    ap.add_argument("--host", action="store_true", help="run on the host kernel, no VM")
+    ap.add_argument("--timeout", type=float, default=1800, help="seconds before teardown")
+    ap.add_argument("--cpus", type=int, default=2)
+    ap.add_argument("--memory", default="2G")
+    ap.add_argument("--no-build", action="store_true", help="do not rebuild the modules first")
+    ap.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
+    args = ap.parse_args(argv)
+    cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
+    if not cmd:
+        ap.error("missing command: testbed/vm [options] -- CMD...")
+    if os.geteuid() != 0:
+        raise SystemExit("vm: must run as root")
+
+    if args.host:
+        if not Path("/proc/modules").exists():
+            raise SystemExit(
+                "vm: --host needs a kernel with loadable-module support; this one has none"
+            )
+        if not args.no_build:
+            build("host")
+        log(f"host kernel {os.uname().release}, no VM")
+        return run_guarded([str(GUEST_INIT), *cmd], args.timeout)
+
+    abi = resolve_abi(args.kernel)
+    if not args.no_build:
+        build(abi)
+    acc, why = accel()
+    log(f"kernel {abi}, accel {acc} ({why})")
+    t0 = time.monotonic()
+    rc = run_guarded(vng_argv(abi, acc, cmd, args.cpus, args.memory), args.timeout)
+    log(f"exit {rc} after {time.monotonic() - t0:.1f} s wall (boot + command)")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
