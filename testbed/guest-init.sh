@@ -24,4 +24,5 @@ for m in tcp_westwood tcp_vegas tcp_veno tcp_bbr tcp_dctcp sch_netem sch_red \
 done
 sysctl -qw net.ipv4.tcp_allowed_congestion_control="$(cat /proc/sys/net/ipv4/tcp_available_congestion_control)"
 export JERSEY_TOP="$top"
+export PYTHONPATH="$top${PYTHONPATH:+:$PYTHONPATH}"
 exec "$@"

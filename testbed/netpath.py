@@ -51,6 +51,31 @@ def pct(x: float) -> str:
     return f"{x * 100:.6g}%"
 
 
+def batch(argv: list[str], lines: list[str] | None = None, check: bool = True) -> None:
+    """Run a command, feeding ``lines`` on stdin (for ``ip``/``tc -batch -``)."""
+    proc = subprocess.run(argv, input="\n".join(lines or []) + "\n", capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: exit {proc.returncode}: {proc.stderr.strip()}")
+
+
+def shaper_cmds(dev: str, rate_mbit: float, queue: Queue) -> list[str]:
+    """tc batch lines: htb at ``rate_mbit`` with ``queue`` as its only leaf (handle 10:)."""
+    rate = f"{rate_mbit:g}mbit"
+    return [
+        f"qdisc add dev {dev} root handle 1: htb default 1",
+        f"class add dev {dev} parent 1: classid 1:1 htb rate {rate} ceil {rate} quantum 1514",
+        f"qdisc add dev {dev} parent 1:1 handle 10: {' '.join(queue.tc_args())}",
+    ]
+
+
+def air_cmds(dev: str, delay_ms: float, loss: Loss | None) -> list[str]:
+    """tc batch lines: the propagation delay and corruption loss of a link direction."""
+    args = f"netem limit 100000 delay {delay_ms:g}ms"
+    if loss is not None:
+        args += " " + " ".join(loss.netem_args())
+    return [f"qdisc add dev {dev} root handle 1: {args}"]
+
+
 @dataclass(frozen=True)
 class Loss:
     """Corruption loss on a link direction, as netem arguments.
@@ -116,15 +141,15 @@ class Queue:
         max_pkts: float = 15,
         max_p: float = 0.1,
         limit_pkts: int = 50,
-        w: float = 0.002,
         avpkt: int = 1500,
+        burst: int | None = None,
     ) -> Queue:
         """The kernel's RED with ECN marking, thresholds in packets (of avpkt bytes).
 
-        tc derives the EWMA weight from ``burst``: w = 1 - exp(-1/burst)
-        approximately, so burst = 1/w gives the requested weight.
+        tc derives RED's averaging weight from ``burst`` (packets); the
+        default is tc-red(8)'s recommendation (2 min + max) / 3.
         """
-        burst = max(int((2 * min_pkts + max_pkts) / 3) + 1, round(1 / w) if w > 0 else 1)
+        burst = burst or int((2 * min_pkts + max_pkts) / 3) + 1
         return Queue(
             "red",
             (
@@ -218,87 +243,66 @@ class Path:
 
     # -- construction -------------------------------------------------------
     def build(self) -> Path:
+        """Create namespaces, links, addresses, routes and qdiscs.
+
+        Commands are grouped into one ``ip -batch``/``tc -batch`` per
+        namespace: spawning processes is the slow part under TCG.
+        """
         for i, link in enumerate(self.links):
             link.index = i
+        ip: dict[str | None, list[str]] = {None: []}
+        tc: dict[str, list[str]] = {}
+        shell: dict[str, list[str]] = {}
+        spaces = [self.ns(n) for n in self.nodes] + [self.air(link) for link in self.links]
+        for name in spaces:
+            ip[None].append(f"netns add {name}")
+            ip[name] = ["link set lo up"]
+            tc[name] = []
+            shell[name] = []
         for node in self.nodes:
-            sh(IP, "netns", "add", self.ns(node))
-            sh(IP, "link", "set", "lo", "up", ns=self.ns(node))
-            sh("sysctl", "-qw", "net.ipv4.ip_forward=1", ns=self.ns(node))
-            for key, val in self.sysctls.get(node, {}).items():
-                sh("sysctl", "-qw", f"{key}={val}", ns=self.ns(node))
-        self._built = True
+            settings = {"net.ipv4.ip_forward": "1", **self.sysctls.get(node, {})}
+            shell[self.ns(node)] += [f"sysctl -qw {k}={v}" for k, v in settings.items()]
         for link in self.links:
-            self._build_link(link)
-        self._routes()
+            self._link_cmds(link, ip, tc, shell)
+        self._route_cmds(ip)
+        self._built = True
+        batch([IP, "-batch", "-"], ip.pop(None))
+        for name in spaces:
+            batch([IP, "-n", name, "-batch", "-"], ip[name])
+            batch([IP, "netns", "exec", name, "sh", "-ec", "\n".join(shell[name])])
+            if tc[name]:
+                batch([TC, "-n", name, "-batch", "-"], tc[name])
         return self
 
-    def _build_link(self, link: Link) -> None:
+    def _link_cmds(
+        self,
+        link: Link,
+        ip: dict[str | None, list[str]],
+        tc: dict[str, list[str]],
+        shell: dict[str, list[str]],
+    ) -> None:
         air, dev = self.air(link), self.dev(link)
-        sh(IP, "netns", "add", air)
-        sh(IP, "link", "set", "lo", "up", ns=air)
         for end, peer in ((link.a, "pa"), (link.b, "pb")):
-            sh(IP, "link", "add", dev, "netns", self.ns(end), "type", "veth",
-               "peer", "name", peer, "netns", air)  # fmt: skip
-            self._plain(self.ns(end), dev)
-            self._plain(air, peer)
-            sh(IP, "addr", "add", f"{self.addr(link, end)}/24", "dev", dev, ns=self.ns(end))
-            sh(IP, "link", "set", dev, "up", ns=self.ns(end))
-        sh(
-            IP,
-            "link",
-            "add",
-            "br0",
-            "type",
-            "bridge",
-            "stp_state",
-            "0",
-            "forward_delay",
-            "0",
-            ns=air,
-        )
-        for peer in ("pa", "pb"):
-            sh(IP, "link", "set", peer, "master", "br0", "up", ns=air)
-        sh(IP, "link", "set", "br0", "up", ns=air)
+            ns = self.ns(end)
+            ip[None].append(f"link add {dev} netns {ns} type veth peer name {peer} netns {air}")
+            ip[ns] += [f"addr add {self.addr(link, end)}/24 dev {dev}", f"link set {dev} up"]
+            # No offloads: every skb is one wire packet, so queue limits and
+            # per-packet loss probabilities mean what they say.
+            shell[ns].append(f"ethtool -K {dev} tso off gso off gro off")
+            shell[air].append(f"ethtool -K {peer} tso off gso off gro off")
+        ip[air] += [
+            "link add br0 type bridge stp_state 0 forward_delay 0",
+            "link set pa master br0 up",
+            "link set pb master br0 up",
+            "link set br0 up",
+        ]
         rev_rate = link.rate_rev_mbit or link.rate_mbit
-        self._shaper(self.ns(link.a), dev, link.rate_mbit, link.queue)
-        self._shaper(self.ns(link.b), dev, rev_rate, link.queue_rev)
-        self._air(air, "pb", link.delay_ms, link.loss)
-        self._air(air, "pa", link.delay_ms, link.loss_rev)
+        tc[self.ns(link.a)] += shaper_cmds(dev, link.rate_mbit, link.queue)
+        tc[self.ns(link.b)] += shaper_cmds(dev, rev_rate, link.queue_rev)
+        tc[air] += air_cmds("pb", link.delay_ms, link.loss)
+        tc[air] += air_cmds("pa", link.delay_ms, link.loss_rev)
 
-    @staticmethod
-    def _plain(ns: str, dev: str) -> None:
-        """No offloads: every skb is one wire packet, so queue limits and
-        per-packet loss probabilities mean what they say."""
-        sh("ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off", ns=ns, check=False)
-
-    @staticmethod
-    def _shaper(ns: str, dev: str, rate_mbit: float, queue: Queue) -> None:
-        rate = f"{rate_mbit:g}mbit"
-        sh(TC, "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1", ns=ns)
-        sh(TC, "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
-           "rate", rate, "ceil", rate, "quantum", "1514", ns=ns)  # fmt: skip
-        sh(
-            TC,
-            "qdisc",
-            "add",
-            "dev",
-            dev,
-            "parent",
-            "1:1",
-            "handle",
-            "10:",
-            *queue.tc_args(),
-            ns=ns,
-        )
-
-    @staticmethod
-    def _air(ns: str, dev: str, delay_ms: float, loss: Loss | None) -> None:
-        args = ["netem", "limit", "100000", "delay", f"{delay_ms:g}ms"]
-        if loss is not None:
-            args += loss.netem_args()
-        sh(TC, "qdisc", "add", "dev", dev, "root", "handle", "1:", *args, ns=ns)
-
-    def _routes(self) -> None:
+    def _route_cmds(self, ip: dict[str | None, list[str]]) -> None:
         """Static shortest-path routes from every node to every subnet."""
         adj: dict[str, list[tuple[str, Link]]] = {n: [] for n in self.nodes}
         for link in self.links:
@@ -320,19 +324,17 @@ class Path:
                 if link.index in direct:
                     continue
                 # reach the subnet through the first hop towards its nearer end
-                for end in (link.a, link.b):
-                    if end in first_hop:
-                        hop, via = first_hop[end]
-                        sh(IP, "route", "add", f"10.{self.id}.{link.index}.0/24",
-                           "via", self.addr(via, hop), ns=self.ns(src))  # fmt: skip
-                        break
+                end = link.a if link.a in first_hop else link.b
+                hop, via = first_hop[end]
+                ip[self.ns(src)].append(
+                    f"route add 10.{self.id}.{link.index}.0/24 via {self.addr(via, hop)}"
+                )
 
     def destroy(self) -> None:
         if not self._built:
             return
         names = [self.ns(n) for n in self.nodes] + [self.air(link) for link in self.links]
-        for name in names:
-            sh(IP, "netns", "del", name, check=False)
+        batch([IP, "-force", "-batch", "-"], [f"netns del {n}" for n in names], check=False)
         self._built = False
 
     def __enter__(self) -> Path:

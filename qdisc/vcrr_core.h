@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Virtual Capacity Rate Regulation (VCRR) arithmetic, kernel-independent
+ * (thesis 8.6, eq. 8.32-8.38, figure 8.15).
+ *
+ * Virtual capacity vc = gamma * rate.  At the end of every control interval
+ * dt the marking probability integrates the relative excess of the input
+ * over the virtual capacity (8.36):
+ *
+ *	p <- clamp(p + (arrived - vc * dt) / (vc * dt), 0, 1)
+ *
+ * where "arrived" is the byte counter of the interval (figure 8.15) or, with
+ * an estimator, y * dt for the input rate y estimated by TSW (8.37) or CSFQ
+ * exponential averaging (8.38).
+ *
+ * Units: times in ns; rates in bytes/s with 16 fractional bits ("q16");
+ * gamma in 1/65536; p in 1/2^32 (VCRR_P_ONE = 1.0, stored in a u64 so that
+ * p = 1 is exact).  Intervals (and windows) are accepted up to 60 s and
+ * rates up to 2^40 bytes/s; nothing overflows in those ranges.
+ *
+ * 8.37 as printed, y' = (y + s) / (T + delta), is dimensionally wrong; we
+ * implement Clark and Fang's TSW that it cites:
+ *	y' = (y * T + s) / (T + delta).
+ * 8.38 (CSFQ) is y' = (1 - e^(-delta/K)) * s / delta + e^(-delta/K) * y.
+ */
+#ifndef JERSEY_VCRR_CORE_H
+#define JERSEY_VCRR_CORE_H
+
+#include "jq_math.h"
+
+#define VCRR_P_SHIFT		32
+#define VCRR_P_ONE		(1ULL << VCRR_P_SHIFT)
+#define VCRR_FRAC_SHIFT		16
+/* after this many intervals without arrivals p is simply zeroed */
+#define VCRR_MAX_CATCHUP	64
+
+enum vcrr_estimator {
+	VCRR_EST_COUNT,
+	VCRR_EST_TSW,
+	VCRR_EST_CSFQ,
+};
+
+struct vcrr_params {
+	u64 vc;		/* virtual capacity, bytes/s, q16 */
+	u64 vc_dt;	/* bytes the virtual link drains per interval, q16 */
+	u64 interval;	/* ns */
+	u64 window;	/* TSW window T / CSFQ constant K, ns */
+	u32 est;	/* enum vcrr_estimator */
+};
+
+struct vcrr_state {
+	u64 p;		/* marking probability, VCRR_P_ONE = 1 */
+	u64 next;	/* end of the current interval, ns */
+	u64 arrived;	/* bytes arrived in the current interval */
+	u64 y;		/* estimated input rate, bytes/s, q16 */
+	u64 last;	/* time of the last arrival seen by the estimator */
+	u64 y_used;	/* input rate used by the last update, bytes/s, q16 */
+	u64 updates;	/* intervals completed */
+};
+
+/*
+ * rate in bytes/s (1 .. 2^40), gamma in 1/65536 (1 .. 1.5 * 65536),
+ * interval and window in ns (1 us .. 60 s).
+ */
+static inline void vcrr_params_set(struct vcrr_params *pp, u64 rate, u32 gamma,
+				   u64 interval, u64 window, u32 est)
+{
+	pp->vc = rate * gamma;			/* <= 2^40 * 2^17 */
+	pp->vc_dt = jq_mul_div(pp->vc, interval, JQ_NSEC_PER_SEC);
+	if (!pp->vc_dt)
+		pp->vc_dt = 1;
+	pp->interval = interval;
+	pp->window = window;
+	pp->est = est;
+}
+
+static inline void vcrr_state_init(struct vcrr_state *s,
+				   const struct vcrr_params *pp, u64 now)
+{
+	s->p = 0;
+	s->next = now + pp->interval;
+	s->arrived = 0;
+	s->y = 0;
+	s->last = now;
+	s->y_used = 0;
+	s->updates = 0;
+}
+
+/* (x - v) / v in 1/2^32 units, clamped to [-1, 1]; v > 0 */
+static inline s64 vcrr_excess(u64 x, u64 v)
+{
+	bool neg = x < v;
+	u64 d = neg ? v - x : x - v;
+	u64 r;
+
+	if (d >= v)
+		return neg ? -(s64)VCRR_P_ONE : (s64)VCRR_P_ONE;
+	while (v > U32_MAX) {		/* d < v: keep d << 32 in range */
+		v >>= 1;
+		d >>= 1;
+	}
+	r = div64_u64(d << VCRR_P_SHIFT, v);
+	return neg ? -(s64)r : (s64)r;
+}
+
+/* p + delta clamped to [0, 1] */
+static inline u64 vcrr_p_add(u64 p, s64 delta)
+{
+	s64 n = (s64)p + delta;		/* |p|, |delta| <= 2^32 */
+
+	if (n < 0)
+		return 0;
+	if (n > (s64)VCRR_P_ONE)
+		return VCRR_P_ONE;
+	return (u64)n;
+}
+
+/*
+ * p as a u32 threshold for get_random_u32(): P(rnd < thr) = thr / 2^32.
+ * Saturates at U32_MAX; use vcrr_mark() for the exact p = 1 case.
+ */
+static inline u32 vcrr_p_to_u32(u64 p)
+{
+	return p >= VCRR_P_ONE ? U32_MAX : (u32)p;
+}
+
+/* mark with probability p, given a uniform 32-bit random number */
+static inline bool vcrr_mark(u64 p, u32 rnd)
+{
+	return (u64)rnd < p;
+}
+
+/* e^(-x) for x in 1/2^32 units; result in 1/2^32 units */
+static inline u64 vcrr_exp_neg(u64 x)
+{
+	/* e^-1 * 2^32 */
+	const u64 inv_e = 1580030169ULL;
+	u64 n = x >> 32, f = x & U32_MAX, r = VCRR_P_ONE;
+	int k;
+
+	if (n >= 23)		/* e^-23 < 2^-33 */
+		return 0;
+	/* e^-f = 1 - f(1 - f/2(1 - f/3(...))), f < 1 */
+	for (k = 14; k >= 1; k--)
+		r = VCRR_P_ONE - ((f * r) >> 32) / k;
+	while (n--)
+		r = (r * inv_e) >> 32;
+	return r;
+}
+
+/* (1 - e^(-x)) / x for x in 1/2^32 units; result in 1/2^32 units */
+static inline u64 vcrr_expm1_over_x(u64 x)
+{
+	u64 g = VCRR_P_ONE;
+	int k;
+
+	if (x >= VCRR_P_ONE)
+		return jq_mul_div(VCRR_P_ONE - vcrr_exp_neg(x), VCRR_P_ONE, x);
+	/* sum (-x)^k / (k+1)! = 1 - x/2(1 - x/3(1 - x/4(...))) */
+	for (k = 15; k >= 2; k--)
+		g = VCRR_P_ONE - ((x * g) >> 32) / k;
+	return g;
+}
+
+/* TSW estimate at time now, with an arrival of s bytes (s = 0: none) */
+static inline u64 vcrr_tsw(u64 y, u64 last, u64 now, u64 win, u32 s)
+{
+	/* bytes in the window, q16; then spread over window + gap */
+	u64 bytes = jq_mul_div(y, win, JQ_NSEC_PER_SEC) + ((u64)s << 16);
+
+	return jq_mul_div(bytes, JQ_NSEC_PER_SEC, win + (now - last));
+}
+
+/* CSFQ estimate at time now, with an arrival of s bytes (s = 0: none) */
+static inline u64 vcrr_csfq(u64 y, u64 last, u64 now, u64 k, u32 s)
+{
+	u64 x = jq_mul_div(now - last, VCRR_P_ONE, k);	/* delta / K */
+	u64 decayed = jq_mul_div(y, vcrr_exp_neg(x), VCRR_P_ONE);
+	u64 fresh;
+
+	if (!s)
+		return decayed;
+	/* (1 - e^-x) * s / delta = s / K * (1 - e^-x) / x */
+	fresh = jq_mul_div((u64)s << 16, JQ_NSEC_PER_SEC, k);
+	fresh = jq_mul_div(fresh, vcrr_expm1_over_x(x), VCRR_P_ONE);
+	return decayed + fresh;
+}
+
+/* the estimator's input rate at time now, without an arrival */
+static inline u64 vcrr_rate_at(const struct vcrr_params *pp,
+			       const struct vcrr_state *s, u64 now)
+{
+	if (now <= s->last)
+		return s->y;
+	if (pp->est == VCRR_EST_TSW)
+		return vcrr_tsw(s->y, s->last, now, pp->window, 0);
+	return vcrr_csfq(s->y, s->last, now, pp->window, 0);
+}
+
+/* close the interval ending at s->next (no arrival after it yet) */
+static inline void vcrr_close_interval(const struct vcrr_params *pp,
+				       struct vcrr_state *s)
+{
+	s64 delta;
+
+	if (pp->est == VCRR_EST_COUNT) {
+		u64 x = jq_shl16_sat(s->arrived);
+
+		delta = vcrr_excess(x, pp->vc_dt);
+		s->y_used = jq_mul_div(x, JQ_NSEC_PER_SEC, pp->interval);
+	} else {
+		s->y_used = vcrr_rate_at(pp, s, s->next);
+		delta = vcrr_excess(s->y_used, pp->vc);
+	}
+	s->p = vcrr_p_add(s->p, delta);
+	s->arrived = 0;
+	s->next += pp->interval;
+	s->updates++;
+}
+
+/* Perform every interval end up to now (lazily, before the next event). */
+static inline void vcrr_advance(const struct vcrr_params *pp,
+				struct vcrr_state *s, u64 now)
+{
+	unsigned int n;
+	u64 missed;
+
+	for (n = 0; n < VCRR_MAX_CATCHUP && now >= s->next; n++) {
+		vcrr_close_interval(pp, s);
+		/* an empty counted interval subtracts 1: p is 0 from here on */
+		if (pp->est == VCRR_EST_COUNT && now >= s->next)
+			break;
+	}
+	if (now < s->next)
+		return;
+	missed = div64_u64(now - s->next, pp->interval) + 1;
+	s->p = 0;
+	s->y_used = 0;
+	s->next += missed * pp->interval;
+	s->updates += missed;
+}
+
+/* account an arrival of len bytes at time now (after vcrr_advance()) */
+static inline void vcrr_arrival(const struct vcrr_params *pp,
+				struct vcrr_state *s, u64 now, u32 len)
+{
+	s->arrived += len;
+	if (pp->est == VCRR_EST_TSW)
+		s->y = vcrr_tsw(s->y, s->last, now < s->last ? s->last : now,
+				pp->window, len);
+	else if (pp->est == VCRR_EST_CSFQ)
+		s->y = vcrr_csfq(s->y, s->last, now < s->last ? s->last : now,
+				 pp->window, len);
+	if (now > s->last)
+		s->last = now;
+}
+
+#endif /* JERSEY_VCRR_CORE_H */

@@ -1,0 +1,118 @@
+"""Traffic: iperf3 bulk flows with a chosen congestion control."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from testbed.netpath import IP, Path
+
+BASE_PORT = 5201
+
+
+@dataclass
+class Flow:
+    """One iperf3 TCP flow from node ``src`` to node ``dst``."""
+
+    src: str
+    dst: str
+    cc: str = "reno"
+    duration_s: float = 20
+    start_s: float = 0
+    label: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "src": self.src,
+            "dst": self.dst,
+            "cc": self.cc,
+            "duration_s": self.duration_s,
+            "start_s": self.start_s,
+            "label": self.label,
+        }
+
+
+def _wait_listening(path: Path, node: str, port: int, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        out = subprocess.run(
+            [IP, "netns", "exec", path.ns(node), "ss", "-Hltn", f"sport = :{port}"],
+            capture_output=True,
+            text=True,
+        ).stdout
+        if out.strip():
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"iperf3 server on {node}:{port} did not start")
+
+
+def _summarise(flow: Flow, report: dict[str, Any]) -> dict[str, Any]:
+    if "error" in report:
+        return {**flow.to_json(), "error": report["error"]}
+    end = report["end"]
+    recv, sent = end["sum_received"], end["sum_sent"]
+    seconds = float(recv["seconds"]) or flow.duration_s
+    return {
+        **flow.to_json(),
+        "goodput_bps": recv["bytes"] * 8 / seconds,
+        "bytes_received": recv["bytes"],
+        "bytes_sent": sent["bytes"],
+        "seconds": seconds,
+        "retransmits": sent.get("retransmits"),
+        "cc_used": end.get("sender_tcp_congestion", flow.cc),
+        "max_snd_cwnd": end["streams"][0]["sender"].get("max_snd_cwnd"),
+        "mean_rtt_us": end["streams"][0]["sender"].get("mean_rtt"),
+        "min_rtt_us": end["streams"][0]["sender"].get("min_rtt"),
+    }
+
+
+def run_flows(path: Path, flows: list[Flow]) -> list[dict[str, Any]]:
+    """Run ``flows`` (each at its start time) and return one summary each.
+
+    Goodput is application bytes received over the receiver's measured time.
+    """
+    servers = []
+    for i, flow in enumerate(flows):
+        port = BASE_PORT + i
+        servers.append(
+            subprocess.Popen(
+                [IP, "netns", "exec", path.ns(flow.dst), "iperf3", "-s", "-1", "-p", str(port)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+    for i, flow in enumerate(flows):
+        _wait_listening(path, flow.dst, BASE_PORT + i)
+
+    results: list[dict[str, Any]] = [{} for _ in flows]
+    t0 = time.monotonic()
+
+    def client(i: int, flow: Flow) -> None:
+        delay = t0 + flow.start_s - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        argv = [IP, "netns", "exec", path.ns(flow.src), "iperf3", "-J",
+                "-c", path.ip_of(flow.dst), "-p", str(BASE_PORT + i),
+                "-t", f"{flow.duration_s:g}", "-C", flow.cc]  # fmt: skip
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=flow.duration_s + 60)
+        try:
+            report = json.loads(proc.stdout)
+        except json.JSONDecodeError:
+            report = {"error": f"iperf3 exit {proc.returncode}: {proc.stderr.strip()}"}
+        results[i] = _summarise(flow, report)
+
+    threads = [threading.Thread(target=client, args=(i, f)) for i, f in enumerate(flows)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for s in servers:
+        try:
+            s.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            s.kill()
+    return results

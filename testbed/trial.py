@@ -1,0 +1,101 @@
+"""A trial: build a path, run flows on it, collect ground truth and results.
+
+Trials are plain data (:class:`Trial`) so that a scenario is a list of them.
+:func:`run_trials` runs independent trials concurrently (each on its own
+namespaces) to amortise one VM boot over many measurements.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from testbed.flows import Flow, run_flows
+from testbed.netpath import Link, Path
+
+
+@dataclass
+class Trial:
+    name: str
+    links: list[Link]
+    flows: list[Flow]
+    # per node sysctls, e.g. {"src": {"net.ipv4.tcp_ecn": "1"}}
+    sysctls: dict[str, dict[str, str]] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def counters_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    return {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
+
+
+def link_ground_truth(path: Path, trial: Trial) -> list[dict[str, Any]]:
+    """Per link direction: queue (congestion) drops/marks and air (wireless) drops."""
+    out = []
+    for link in trial.links:
+        for reverse in (False, True):
+            q = path.queue_stats(link, reverse)
+            air = path.air_stats(link, reverse)
+            passed, lost = int(air.get("packets", 0)), int(air.get("drops", 0))
+            out.append(
+                {
+                    "link": f"{link.b}->{link.a}" if reverse else f"{link.a}->{link.b}",
+                    "queue": q.get("kind"),
+                    "queue_packets": int(q.get("packets", 0)),
+                    "queue_drops": int(q.get("drops", 0)),
+                    "queue_marked": int(q.get("marked", 0)),
+                    "queue_overlimits": int(q.get("overlimits", 0)),
+                    "queue_stats": q,
+                    "air_packets": passed,
+                    "air_drops": lost,
+                    "air_drop_ratio": lost / (passed + lost) if passed + lost else 0.0,
+                }
+            )
+    return out
+
+
+def run_trial(trial: Trial) -> dict[str, Any]:
+    t0 = time.time()
+    phases: dict[str, float] = {}
+    with Path(trial.links, trial.sysctls) as path:
+        phases["setup_s"] = time.time() - t0
+        senders = sorted({f.src for f in trial.flows})
+        before = {n: path.nstat(n) for n in senders}
+        t1 = time.time()
+        flows = run_flows(path, trial.flows)
+        phases["flows_s"] = time.time() - t1
+        after = {n: path.nstat(n) for n in senders}
+        links = link_ground_truth(path, trial)
+    return {
+        "name": trial.name,
+        "params": trial.params,
+        "links_config": [link.to_json() for link in trial.links],
+        "sysctls": trial.sysctls,
+        "flows": flows,
+        "links": links,
+        "nstat": {n: counters_delta(before[n], after[n]) for n in senders},
+        "kernel": platform.release(),
+        "started": t0,
+        "wall_s": time.time() - t0,
+        "phases": phases,
+    }
+
+
+def run_trials(trials: list[Trial], parallel: int | None = None) -> list[dict[str, Any]]:
+    """Run trials concurrently, ``parallel`` at a time (default: all)."""
+    workers = parallel or max(1, len(trials))
+    with ThreadPoolExecutor(max_workers=workers) as ex:
+        return list(ex.map(run_trial, trials))
+
+
+def environment() -> dict[str, Any]:
+    """What every result records about where it was measured."""
+    return {
+        "kernel": platform.release(),
+        "host": platform.node(),
+        "cpus": os.cpu_count(),
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }

@@ -1,0 +1,43 @@
+"""Shared fixtures: run a command on a Debian kernel through testbed/vm."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TOP = Path(__file__).resolve().parent.parent
+VM = TOP / "testbed" / "vm"
+KERNELS = ("6.1", "6.12")
+RESULTS = TOP / "results" / "tests"
+
+
+def run_in_vm(kernel: str, argv: list[str], timeout: float = 900) -> tuple[int, float, str]:
+    """Run argv in the VM; returns (exit status, wall seconds, combined output)."""
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        [str(VM), "--kernel", kernel, "--timeout", str(timeout), "--", *argv],
+        capture_output=True,
+        text=True,
+        cwd=TOP,
+    )
+    return proc.returncode, time.monotonic() - t0, proc.stdout + proc.stderr
+
+
+def vm_json(kernel: str, module: str, name: str, *args: str) -> dict[str, Any]:
+    """Run ``python -m module --out FILE args`` in the VM and load FILE."""
+    out = RESULTS / f"{name}-{kernel}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.unlink(missing_ok=True)
+    python = str(TOP / ".venv" / "bin" / "python")
+    rc, wall, log = run_in_vm(kernel, [python, "-m", module, "--out", str(out), *args])
+    if rc != 0 or not out.exists():
+        pytest.fail(f"{module} in VM ({kernel}) exit {rc}:\n{log[-4000:]}")
+    doc = json.loads(out.read_text())
+    doc["vm_wall_s"] = wall
+    out.write_text(json.dumps(doc, indent=1))
+    return doc
