@@ -53,40 +53,66 @@ static inline u64 jq_mul_div32(u64 a, u64 b, u64 c)
 	return hi > U64_MAX - lo ? U64_MAX : hi + lo;
 }
 
+/* the 128-bit product a * b as *hi : *lo */
+static inline void jq_mul64(u64 a, u64 b, u64 *hi, u64 *lo)
+{
+	u64 al = a & U32_MAX, ah = a >> 32, bl = b & U32_MAX, bh = b >> 32;
+	u64 ll = al * bl, lh = al * bh, hl = ah * bl;
+	u64 mid = (ll >> 32) + (lh & U32_MAX) + (hl & U32_MAX);
+
+	*lo = (mid << 32) | (ll & U32_MAX);
+	*hi = ah * bh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+/* hi : lo / c, rounded down, saturating at U64_MAX; c > 0.  Bitwise. */
+static inline u64 jq_div128(u64 hi, u64 lo, u64 c)
+{
+	u64 q = 0, r = hi;
+	bool carry;
+	int i;
+
+	if (hi >= c)
+		return U64_MAX;
+	for (i = 63; i >= 0; i--) {	/* invariant: r < c */
+		carry = r >> 63;
+		r = (r << 1) | ((lo >> i) & 1);
+		q <<= 1;
+		if (carry || r >= c) {
+			r -= c;
+			q |= 1;
+		}
+	}
+	return q;
+}
+
+/* (a * b) >> 32, exact, saturating at U64_MAX */
+static inline u64 jq_mul_shr32(u64 a, u64 b)
+{
+	u64 hi, lo;
+
+	jq_mul64(a, b, &hi, &lo);
+	if (hi >> 32)
+		return U64_MAX;
+	return hi << 32 | lo >> 32;
+}
+
 /*
- * a * b / c, rounded down, saturating at U64_MAX (also for c == 0).
- * Exact whenever c < 2^32.  A larger divisor is halved together with the
- * larger factor until it fits, which bounds the error by result * 2^-31 + 1.
+ * a * b / c, exact, rounded down, saturating at U64_MAX (also for c == 0).
+ * Cheap when c and the smaller factor fit in 32 bits; otherwise it falls
+ * back to a 64-step long division.
  */
 static inline u64 jq_mul_div(u64 a, u64 b, u64 c)
 {
-	u64 t, qb, rb, hi, lo;
+	u64 hi, lo;
 
 	if (!c)
 		return U64_MAX;
-	if (a < b) {
-		t = a;
-		a = b;
-		b = t;
-	}
-	while (c > U32_MAX) {
-		a >>= 1;
-		c >>= 1;
-	}
-	if (a < b) {
-		t = a;
-		a = b;
-		b = t;
-	}
-	if (b <= U32_MAX)
+	if (c <= U32_MAX && b <= U32_MAX)
 		return jq_mul_div32(a, b, c);
-	/* both factors >= 2^32: a * b / c = a * (b / c) + a * (b % c) / c */
-	qb = div64_u64_rem(b, c, &rb);
-	if (a > U64_MAX / qb)
-		return U64_MAX;
-	hi = a * qb;
-	lo = jq_mul_div32(a, rb, c);
-	return hi > U64_MAX - lo ? U64_MAX : hi + lo;
+	if (c <= U32_MAX && a <= U32_MAX)
+		return jq_mul_div32(b, a, c);
+	jq_mul64(a, b, &hi, &lo);
+	return jq_div128(hi, lo, c);
 }
 
 /* x << 16 saturating at U64_MAX */

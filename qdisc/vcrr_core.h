@@ -95,11 +95,7 @@ static inline s64 vcrr_excess(u64 x, u64 v)
 
 	if (d >= v)
 		return neg ? -(s64)VCRR_P_ONE : (s64)VCRR_P_ONE;
-	while (v > U32_MAX) {		/* d < v: keep d << 32 in range */
-		v >>= 1;
-		d >>= 1;
-	}
-	r = div64_u64(d << VCRR_P_SHIFT, v);
+	r = jq_mul_div(d, VCRR_P_ONE, v);	/* < 2^32 as d < v */
 	return neg ? -(s64)r : (s64)r;
 }
 
@@ -175,14 +171,14 @@ static inline u64 vcrr_tsw(u64 y, u64 last, u64 now, u64 win, u32 s)
 static inline u64 vcrr_csfq(u64 y, u64 last, u64 now, u64 k, u32 s)
 {
 	u64 x = jq_mul_div(now - last, VCRR_P_ONE, k);	/* delta / K */
-	u64 decayed = jq_mul_div(y, vcrr_exp_neg(x), VCRR_P_ONE);
+	u64 decayed = jq_mul_shr32(y, vcrr_exp_neg(x));
 	u64 fresh;
 
 	if (!s)
 		return decayed;
 	/* (1 - e^-x) * s / delta = s / K * (1 - e^-x) / x */
 	fresh = jq_mul_div((u64)s << 16, JQ_NSEC_PER_SEC, k);
-	fresh = jq_mul_div(fresh, vcrr_expm1_over_x(x), VCRR_P_ONE);
+	fresh = jq_mul_shr32(fresh, vcrr_expm1_over_x(x));
 	return decayed + fresh;
 }
 
@@ -209,7 +205,16 @@ static inline void vcrr_close_interval(const struct vcrr_params *pp,
 		delta = vcrr_excess(x, pp->vc_dt);
 		s->y_used = jq_mul_div(x, JQ_NSEC_PER_SEC, pp->interval);
 	} else {
-		s->y_used = vcrr_rate_at(pp, s, s->next);
+		/*
+		 * The estimate is defined at arrivals (8.37, 8.38); use the one
+		 * of the interval's last arrival.  Decaying it to the interval
+		 * end would bias it low by about half a packet gap over the
+		 * window.  An interval without arrivals gets the decayed value.
+		 */
+		if (s->last + pp->interval > s->next)
+			s->y_used = s->y;
+		else
+			s->y_used = vcrr_rate_at(pp, s, s->next);
 		delta = vcrr_excess(s->y_used, pp->vc);
 	}
 	s->p = vcrr_p_add(s->p, delta);

@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * TCP-Jersey arithmetic, independent of the kernel so that it can be unit
+ * tested in userspace (tests/unit/test_jersey_core.c), in the spirit of
+ * include/net/codel_impl.h.  Integer only; no 128-bit arithmetic.
+ *
+ * Units and fixed-point formats
+ *   time        u64 microseconds (local clock); u32 TSval ticks (receiver)
+ *   rate        u64 bytes/s << JERSEY_RATE_SHIFT (Q8), at most
+ *               JERSEY_RATE_MAX (2^35 B/s, 275 Gb/s); 1 kb/s is 32000 units
+ *   tick        u32 receiver microseconds per TSval tick << JERSEY_TICK_SHIFT
+ *               (Q10: 1 us = 1024, 1 ms = 1024000, at most ~4.2 s per tick)
+ *   tau, delta  clamped to 2^28 us (268 s) and 2^30 us (17.9 min) so that
+ *               delta + tau < 2^31, which jersey_mul_frac() requires
+ *   bytes       u32, saturating
+ *
+ * ACK-ARE, eq. (5.9):  R = (tau * R + L) / (delta + tau),
+ *   tau = srtt + rttvar, delta = time since the previous ACK, L = bytes newly
+ *   delivered (cumulatively ACKed or SACKed) by this ACK.
+ * TS-ARE, eq. (7.1): the same, but delta is the difference of the receiver's
+ *   TSvals of consecutive ACKs, converted to microseconds with the receiver's
+ *   tick length, which is learnt from TSval progress against local time.
+ *   While TSval does not change (many ACKs per tick, e.g. 1 ms ticks at
+ *   100 Mb/s) delta is 0 and (5.9) just adds L/tau; deferring those bytes to
+ *   the next sample with delta > 0 gives exactly the same result, so bytes
+ *   are accumulated while TSval is unchanged and a sample is taken when it
+ *   advances.  The same rule handles ACKs that arrive in the same microsecond
+ *   for ACK-ARE.
+ * Filter type 2, eq. (5.20): Westwood's two-sample low-pass filter
+ *   b = ((2tau - delta) b + delta (s + s_prev)) / (2tau + delta), s = L/delta,
+ *   with delta limited to 2tau (the coefficient of b must not go negative).
+ * ownd = ARE * rtt_min / mss, eq. (5.22), never below 2 segments.
+ */
+#ifndef _JERSEY_CORE_H
+#define _JERSEY_CORE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/math64.h>
+
+static inline u64 jersey_div64(u64 n, u64 d)
+{
+	return div64_u64(n, d);
+}
+
+static inline u64 jersey_div64_u32(u64 n, u32 d)
+{
+	return div_u64(n, d);
+}
+#else
+#include <stdbool.h>
+#include <stdint.h>
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef int32_t s32;
+typedef uint64_t u64;
+typedef int64_t s64;
+
+static inline u64 jersey_div64(u64 n, u64 d)
+{
+	return n / d;
+}
+
+static inline u64 jersey_div64_u32(u64 n, u32 d)
+{
+	return n / d;
+}
+#endif
+
+#define JERSEY_USEC_PER_SEC	1000000U
+#define JERSEY_RATE_SHIFT	8
+/* bytes per microsecond -> bytes/s in Q8 */
+#define JERSEY_RATE_UNIT	((u64)JERSEY_USEC_PER_SEC << JERSEY_RATE_SHIFT)
+#define JERSEY_RATE_MAX		(1ULL << (35 + JERSEY_RATE_SHIFT))
+#define JERSEY_TAU_MAX_US	(1U << 28)
+#define JERSEY_TAU_INIT_US	100000U	/* before the first RTT sample */
+#define JERSEY_DELTA_MAX_US	(1U << 30)
+#define JERSEY_RTT_MAX_US	(1U << 27)
+#define JERSEY_OWND_MIN		2U
+#define JERSEY_OWND_MAX		(1U << 30)
+
+#define JERSEY_TICK_SHIFT	10
+#define JERSEY_TICK_US(us)	((u32)(us) << JERSEY_TICK_SHIFT)
+/* learn the tick once this many ticks and microseconds have elapsed */
+#define JERSEY_TICK_MIN_TICKS	16
+#define JERSEY_TICK_MIN_US	50000U
+/* stop learning (the estimate is exact enough) after this many ticks or us */
+#define JERSEY_TICK_LOCK_TICKS	(1U << 30)
+#define JERSEY_TICK_LOCK_US	(1ULL << 40)
+/* auto mode: TSval frozen this long while ACKs arrive -> use ACK timing */
+#define JERSEY_TS_STALL_MIN_US	1000000U
+
+/* estimator selection (module parameter "estimator") */
+enum jersey_mode {
+	JERSEY_MODE_AUTO,	/* TS-ARE if the ACK has a usable TSval */
+	JERSEY_MODE_TS,		/* as auto, but never give up on a stalled TSval */
+	JERSEY_MODE_ACK,	/* ACK-ARE only */
+};
+
+enum jersey_filter {
+	JERSEY_FILTER_ATSW = 1,	/* (5.9) / (7.1) */
+	JERSEY_FILTER_LPF = 2,	/* (5.20) */
+};
+
+#define JERSEY_F_TS_REF		0x01	/* ref_tsval is valid */
+#define JERSEY_F_ANCHOR		0x02	/* anchor_* are valid */
+#define JERSEY_F_TICK_LOCKED	0x04	/* tick is final */
+#define JERSEY_F_TS_BROKEN	0x08	/* TSval stalled: auto uses ACK timing */
+
+struct jersey_est {
+	u64	are;		/* achievable rate, bytes/s Q8 */
+	u64	last_sample;	/* filter 2: previous raw sample, bytes/s Q8 */
+	u64	ref_us;		/* local time of the last sample point */
+	u64	anchor_us;	/* tick learning: local time of the anchor */
+	u32	anchor_tsval;	/* tick learning: TSval of the anchor */
+	u32	ref_tsval;	/* TSval at the last sample point */
+	u32	tick;		/* receiver us per tick, Q10; 0 = not learnt */
+	u32	acc;		/* bytes delivered since the last sample point */
+	u8	flags;
+};
+
+/* one ACK as seen by the estimator */
+struct jersey_ack {
+	u64	now_us;		/* local arrival time */
+	u32	bytes;		/* newly delivered bytes (L) */
+	u32	tsval;		/* receiver timestamp, if has_ts */
+	u32	tau_us;		/* jersey_tau() */
+	bool	has_ts;
+	u8	mode;		/* enum jersey_mode */
+	u8	filter;		/* enum jersey_filter */
+};
+
+/* what an ACK produced, for tracing */
+struct jersey_sample {
+	u64	delta_us;
+	u32	bytes;
+	bool	ts;		/* delta came from TSvals */
+};
+
+static inline u32 jersey_min_u32(u32 a, u32 b)
+{
+	return a < b ? a : b;
+}
+
+static inline u32 jersey_max_u32(u32 a, u32 b)
+{
+	return a > b ? a : b;
+}
+
+static inline u64 jersey_min_u64(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+
+/* round(a * b / c) for b <= c, 0 < c < 2^31; exact for every u64 a */
+static inline u64 jersey_mul_frac(u64 a, u32 b, u32 c)
+{
+	u64 hi = (a >> 32) * b;		/* < 2^63 */
+	u64 qh = jersey_div64_u32(hi, c);
+	u64 rh = hi - qh * c;		/* < c < 2^31 */
+	u64 lo = (rh << 32) + (a & 0xffffffffULL) * b + c / 2;
+
+	return (qh << 32) + jersey_div64_u32(lo, c);
+}
+
+/* tau = srtt + rttvar (RFC 6298 quantities, us), clamped to [1, TAU_MAX] */
+static inline u32 jersey_tau(u32 srtt_us, u32 rttvar_us)
+{
+	u64 tau = (u64)srtt_us + rttvar_us;
+
+	if (!srtt_us)
+		return JERSEY_TAU_INIT_US;
+	if (tau > JERSEY_TAU_MAX_US)
+		return JERSEY_TAU_MAX_US;
+	return tau ? (u32)tau : 1;
+}
+
+/* bytes over delta_us as a rate; delta_us >= 1 */
+static inline u64 jersey_rate(u32 bytes, u64 delta_us)
+{
+	u64 r = jersey_div64((u64)bytes * JERSEY_RATE_UNIT, delta_us);
+
+	return jersey_min_u64(r, JERSEY_RATE_MAX);
+}
+
+/* rate in bytes/s (for get_info and traces) */
+static inline u64 jersey_rate_bps(u64 rate)
+{
+	return rate >> JERSEY_RATE_SHIFT;
+}
+
+/* filter type 1 (5.9): R = (tau * R + L) / (delta + tau) */
+static inline u64 jersey_filter_atsw(u64 r, u32 bytes, u32 delta, u32 tau)
+{
+	u32 d = delta + tau;
+
+	r = jersey_mul_frac(r, tau, d);
+	r += jersey_div64_u32((u64)bytes * JERSEY_RATE_UNIT + d / 2, d);
+	return jersey_min_u64(r, JERSEY_RATE_MAX);
+}
+
+/* filter type 2 (5.20), s = this sample, *prev = the previous one */
+static inline u64 jersey_filter_lpf(u64 b, u64 *prev, u64 s, u32 delta,
+				    u32 tau)
+{
+	u32 t2 = 2 * tau, d = jersey_min_u32(delta, t2);
+
+	b = jersey_mul_frac(b, t2 - d, t2 + d) +
+	    jersey_mul_frac(s + *prev, d, t2 + d);
+	*prev = s;
+	return jersey_min_u64(b, JERSEY_RATE_MAX);
+}
+
+/* feed one sample (L bytes over delta_us >= 1) to the selected filter */
+static inline void jersey_filter(struct jersey_est *e, u8 filter, u32 bytes,
+				 u64 delta_us, u32 tau_us)
+{
+	u32 tau = jersey_max_u32(jersey_min_u32(tau_us, JERSEY_TAU_MAX_US), 1);
+	u32 delta = (u32)jersey_min_u64(delta_us, JERSEY_DELTA_MAX_US);
+
+	if (filter == JERSEY_FILTER_LPF) {
+		if (!delta)	/* no rate sample without time */
+			return;
+		e->are = jersey_filter_lpf(e->are, &e->last_sample,
+					   jersey_rate(bytes, delta), delta,
+					   tau);
+	} else {
+		e->are = jersey_filter_atsw(e->are, bytes, delta, tau);
+	}
+}
+
+/* snap a learnt tick to a well-known receiver clock within 1/16 */
+static inline u32 jersey_tick_snap(u32 tick)
+{
+	static const u32 known[] = {
+		JERSEY_TICK_US(1),	/* Linux tcp_usec_ts */
+		JERSEY_TICK_US(1000),	/* Linux >= 4.13, BSDs: 1 kHz */
+		3413333,		/* HZ=300 jiffies (3.333 ms) */
+		JERSEY_TICK_US(4000),	/* HZ=250 jiffies */
+		JERSEY_TICK_US(10000),	/* HZ=100 jiffies */
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		u32 k = known[i], tol = k / 16;
+
+		if (tick >= k - tol && tick <= k + tol)
+			return k;
+	}
+	return tick;
+}
+
+/*
+ * Learn the receiver's tick length from TSval progress against local time,
+ * measured from the first ACK (the anchor): the error is the delay jitter
+ * divided by the elapsed time, so the estimate refines as the connection
+ * ages; it is frozen after 2^30 ticks or ~12 days (before s32 differences
+ * could wrap).
+ */
+static inline void jersey_tick_learn(struct jersey_est *e, u32 tsval,
+				     u64 now_us)
+{
+	s32 ticks;
+	u64 el, t;
+
+	if (e->flags & JERSEY_F_TICK_LOCKED)
+		return;
+	ticks = (s32)(tsval - e->anchor_tsval);
+	if (!(e->flags & JERSEY_F_ANCHOR) || ticks < 0 || now_us < e->anchor_us) {
+		/* first TSval, or the receiver's clock went backwards */
+		e->anchor_tsval = tsval;
+		e->anchor_us = now_us;
+		e->flags |= JERSEY_F_ANCHOR;
+		return;
+	}
+	el = now_us - e->anchor_us;
+	if (ticks < JERSEY_TICK_MIN_TICKS || el < JERSEY_TICK_MIN_US)
+		return;
+	el = jersey_min_u64(el, JERSEY_TICK_LOCK_US);
+	t = jersey_div64_u32(el << JERSEY_TICK_SHIFT, (u32)ticks);
+	t = jersey_min_u64(t ? t : 1, 0xffffffffULL);
+	e->tick = jersey_tick_snap((u32)t);
+	if ((u32)ticks >= JERSEY_TICK_LOCK_TICKS || el >= JERSEY_TICK_LOCK_US)
+		e->flags |= JERSEY_F_TICK_LOCKED;
+}
+
+/* ticks -> us with the learnt tick, clamped to JERSEY_DELTA_MAX_US */
+static inline u64 jersey_ticks_to_us(u32 tick, u32 ticks)
+{
+	u64 us = ((u64)ticks * tick) >> JERSEY_TICK_SHIFT;
+
+	return jersey_min_u64(us, JERSEY_DELTA_MAX_US);
+}
+
+/* how long a frozen TSval is tolerated in auto mode */
+static inline u64 jersey_ts_stall_us(const struct jersey_est *e)
+{
+	u64 four_ticks = jersey_ticks_to_us(e->tick, 4);
+
+	return four_ticks > JERSEY_TS_STALL_MIN_US ? four_ticks :
+						     JERSEY_TS_STALL_MIN_US;
+}
+
+static inline void jersey_est_init(struct jersey_est *e, u64 now_us)
+{
+	*e = (struct jersey_est){ .ref_us = now_us };
+}
+
+/*
+ * Process one ACK (or DUPACK).  Returns true when it completed a sample that
+ * was fed to the filter (*out says which), false when its bytes were only
+ * accumulated (delta == 0).
+ */
+static inline bool jersey_est_ack(struct jersey_est *e,
+				  const struct jersey_ack *a,
+				  struct jersey_sample *out)
+{
+	u64 sum = (u64)e->acc + a->bytes;
+	u32 bytes = (u32)jersey_min_u64(sum, 0xffffffffULL);
+	bool use_ts;
+	u64 delta = 0;
+
+	if (a->has_ts)
+		jersey_tick_learn(e, a->tsval, a->now_us);
+	use_ts = a->mode != JERSEY_MODE_ACK && a->has_ts && e->tick &&
+		 (e->flags & JERSEY_F_TS_REF) &&
+		 !(e->flags & JERSEY_F_TS_BROKEN);
+
+	if (use_ts) {
+		s32 d = (s32)(a->tsval - e->ref_tsval);
+
+		if (d > 0)
+			delta = jersey_ticks_to_us(e->tick, (u32)d);
+		else if (a->mode == JERSEY_MODE_AUTO &&
+			 a->now_us > e->ref_us &&
+			 a->now_us - e->ref_us > jersey_ts_stall_us(e)) {
+			e->flags |= JERSEY_F_TS_BROKEN;
+			use_ts = false;
+		}
+	}
+	if (!use_ts && a->now_us > e->ref_us)
+		delta = a->now_us - e->ref_us;
+
+	if (!delta) {
+		e->acc = bytes;
+		return false;
+	}
+	e->acc = 0;
+	e->ref_us = a->now_us;
+	if (a->has_ts) {
+		e->ref_tsval = a->tsval;
+		e->flags |= JERSEY_F_TS_REF;
+	}
+	jersey_filter(e, a->filter, bytes, delta, a->tau_us);
+	out->delta_us = delta;
+	out->bytes = bytes;
+	out->ts = use_ts;
+	return true;
+}
+
+/* ownd = ARE * rtt_min / mss in segments, within [2, 2^30] */
+static inline u32 jersey_ownd(u64 are, u32 rtt_min_us, u32 mss)
+{
+	u64 bps = jersey_rate_bps(jersey_min_u64(are, JERSEY_RATE_MAX));
+	u64 w;
+
+	if (!mss)
+		return JERSEY_OWND_MIN;
+	w = bps * jersey_min_u32(rtt_min_us, JERSEY_RTT_MAX_US);   /* < 2^62 */
+	w = jersey_div64(w, (u64)mss * JERSEY_USEC_PER_SEC);
+	if (w < JERSEY_OWND_MIN)
+		return JERSEY_OWND_MIN;
+	return (u32)jersey_min_u64(w, JERSEY_OWND_MAX);
+}
+
+/* loss decisions */
+enum jersey_event {
+	JERSEY_EV_ECE,		/* ACK carrying ECE: congestion warning */
+	JERSEY_EV_LOSS,		/* 3rd DUPACK (fast retransmit / recovery) */
+	JERSEY_EV_RTO,		/* retransmission timeout */
+};
+
+enum jersey_cause {
+	JERSEY_CAUSE_WIRELESS,
+	JERSEY_CAUSE_CONGESTION,
+	JERSEY_CAUSE_RTO_WIRELESS,
+	JERSEY_CAUSE_RTO_CONGESTION,
+	JERSEY_CAUSE_ECN,
+};
+
+struct jersey_decision {
+	u8	cause;		/* enum jersey_cause */
+	u32	cwnd;		/* new cwnd (segments) */
+	u32	ssthresh;	/* new ssthresh (segments) */
+};
+
+/*
+ * The window rules of TCP-Jersey (thesis fig. 5.8, appendix B):
+ *   ECE on an ACK: ssthresh = ownd, and in congestion avoidance
+ *     (cwnd >= ssthresh) also cwnd = ownd.
+ *   loss (3rd DUPACK): with ECE (congested) or without ECN on the connection
+ *     (no differentiation possible: AIAD) it is a congestion loss,
+ *     cwnd = ssthresh = ownd; otherwise a wireless loss: nothing changes.
+ *   RTO: congested -> cwnd = 1, ssthresh = ownd; otherwise (wireless burst,
+ *     or no ECN: AIAD, never worse than the rate estimate) cwnd = ssthresh =
+ *     ownd.
+ * A congestion signal never raises cwnd: ownd is capped by cwnd (for RTO by
+ * the cwnd before the timeout; 0 = unknown, no cap).  ARE * rtt_min <= cwnd
+ * holds whenever the estimate is right, so the cap only bites when the
+ * estimator overshoots.  Results are never below 1 (cwnd) / 2 (ssthresh).
+ */
+static inline void jersey_decide(struct jersey_decision *d, u8 ev, bool ecn_ok,
+				 bool congested, u32 cwnd, u32 ssthresh,
+				 u32 ownd)
+{
+	u32 w = jersey_max_u32(ownd, JERSEY_OWND_MIN);
+	u32 capped = cwnd ? jersey_max_u32(jersey_min_u32(w, cwnd),
+					   JERSEY_OWND_MIN) : w;
+
+	switch (ev) {
+	case JERSEY_EV_ECE:
+		d->cause = JERSEY_CAUSE_ECN;
+		if (cwnd >= ssthresh) {
+			d->cwnd = jersey_max_u32(jersey_min_u32(w, cwnd), 1);
+			d->ssthresh = capped;
+		} else {
+			d->cwnd = cwnd;
+			d->ssthresh = w;
+		}
+		break;
+	case JERSEY_EV_LOSS:
+		if (ecn_ok && !congested) {
+			d->cause = JERSEY_CAUSE_WIRELESS;
+			d->cwnd = cwnd;
+			d->ssthresh = ssthresh;
+		} else {
+			d->cause = JERSEY_CAUSE_CONGESTION;
+			d->cwnd = capped;
+			d->ssthresh = capped;
+		}
+		break;
+	default:
+		d->ssthresh = capped;
+		if (ecn_ok && congested) {
+			d->cause = JERSEY_CAUSE_RTO_CONGESTION;
+			d->cwnd = 1;
+		} else {
+			d->cause = ecn_ok ? JERSEY_CAUSE_RTO_WIRELESS :
+					    JERSEY_CAUSE_RTO_CONGESTION;
+			d->cwnd = capped;
+		}
+		break;
+	}
+	if (d->ssthresh < JERSEY_OWND_MIN)
+		d->ssthresh = JERSEY_OWND_MIN;
+	if (!d->cwnd)
+		d->cwnd = 1;
+}
+
+/* per-socket running totals of the decisions */
+struct jersey_counts {
+	u32	wireless;	/* losses classified wireless (incl. RTOs) */
+	u32	congestion;	/* losses classified congestion (incl. RTOs) */
+	u32	rto;		/* retransmission timeouts */
+	u32	ecn;		/* ECE rate-control reductions */
+};
+
+static inline bool jersey_cause_is_wireless(u8 cause)
+{
+	return cause == JERSEY_CAUSE_WIRELESS ||
+	       cause == JERSEY_CAUSE_RTO_WIRELESS;
+}
+
+#endif /* _JERSEY_CORE_H */

@@ -1,0 +1,112 @@
+"""Testbed logic that needs no VM: loss models, tc commands, routes, metrics."""
+
+from __future__ import annotations
+
+import pytest
+
+from testbed import analysis, scenarios
+from testbed.netpath import Link, Loss, Path, Queue, air_cmds, shaper_cmds
+
+
+def test_random_loss_netem_args() -> None:
+    assert Loss.random(0.01).netem_args() == ["loss", "random", "1%"]
+    assert Loss.random(0.001).mean == pytest.approx(0.001)
+    with pytest.raises(ValueError):
+        Loss.random(1.5)
+
+
+@pytest.mark.parametrize("mean", [0.01, 0.05, 0.1])
+def test_gilbert_elliott_for_mean(mean: float) -> None:
+    ge = scenarios.ge_for_mean(mean)
+    p, r, bad, good = ge.params
+    # stationary mean from first principles: P(bad) = p / (p + r)
+    assert (p / (p + r)) * bad + (r / (p + r)) * good == pytest.approx(mean)
+    assert ge.netem_args()[:2] == ["loss", "gemodel"]
+    assert r == pytest.approx(0.5)  # mean burst of two packets
+
+
+def test_gemodel_rejects_bad_parameters() -> None:
+    with pytest.raises(ValueError):
+        Loss.gemodel(0, 0)
+    with pytest.raises(ValueError):
+        Loss.gemodel(0.1, 1.2)
+
+
+def test_red_ecn_queue_in_bytes_with_recommended_burst() -> None:
+    q = Queue.red_ecn(rate_mbit=2, min_pkts=5, max_pkts=15, max_p=0.1, limit_pkts=50)
+    args = dict(zip(q.args[::2], q.args[1::2], strict=False))
+    assert q.kind == "red" and q.args[-1] == "ecn"
+    assert (args["min"], args["max"], args["limit"]) == ("7500", "22500", "75000")
+    assert args["burst"] == "9"  # (2*5 + 15)/3 + 1
+    assert args["probability"] == "0.1" and args["bandwidth"] == "2mbit"
+
+
+def test_shaper_puts_queue_under_htb_and_loss_on_air() -> None:
+    cmds = shaper_cmds("e1", 2, Queue.pfifo(50))
+    assert cmds[0] == "qdisc add dev e1 root handle 1: htb default 1"
+    assert "rate 2mbit ceil 2mbit" in cmds[1]
+    assert cmds[2] == "qdisc add dev e1 parent 1:1 handle 10: pfifo limit 50"
+    air = air_cmds("pb", 1, Loss.random(0.05))
+    assert air == ["qdisc add dev pb root handle 1: netem limit 100000 delay 1ms loss random 5%"]
+    assert "loss" not in air_cmds("pa", 45, None)[0]
+
+
+def test_routes_on_a_chain_go_through_the_right_neighbour() -> None:
+    links = [
+        Link("src", "gw", 10, 45),
+        Link("gw", "gw2", 5, 1),
+        Link("gw2", "rcv", 2, 1),
+    ]
+    path = Path(links)
+    for i, link in enumerate(links):
+        link.index = i
+    ip: dict[str | None, list[str]] = {path.ns(n): [] for n in path.nodes}
+    path._route_cmds(ip)
+    n = path.id
+    # src reaches the far subnets via gw's address on link 0
+    assert ip[path.ns("src")] == [
+        f"route add 10.{n}.1.0/24 via 10.{n}.0.2",
+        f"route add 10.{n}.2.0/24 via 10.{n}.0.2",
+    ]
+    # rcv reaches them back via gw2's address on link 2
+    assert ip[path.ns("rcv")] == [
+        f"route add 10.{n}.0.0/24 via 10.{n}.2.1",
+        f"route add 10.{n}.1.0/24 via 10.{n}.2.1",
+    ]
+    assert ip[path.ns("gw")] == [f"route add 10.{n}.2.0/24 via 10.{n}.1.2"]
+
+
+def test_fig511_path_parameters() -> None:
+    wired, wireless = scenarios.fig511(Loss.random(0.01))
+    assert (wired.rate_mbit, wired.delay_ms, wired.loss) == (10, 45, None)
+    assert (wireless.rate_mbit, wireless.delay_ms) == (2, 1)
+    assert wireless.loss == Loss.random(0.01)
+    assert wireless.queue == Queue.pfifo(50)
+
+
+def test_jain_index() -> None:
+    assert analysis.jain([1, 1, 1, 1]) == pytest.approx(1.0)
+    assert analysis.jain([1, 0, 0, 0]) == pytest.approx(0.25)
+    assert analysis.jain([3, 1]) == pytest.approx(16 / 20)
+
+
+def test_goodput_summary_takes_medians_per_cc_and_per() -> None:
+    def trial(cc: str, per: float, gp: float) -> dict[str, object]:
+        return {"params": {"cc": cc, "per": per}, "flows": [{"goodput_bps": gp}]}
+
+    doc = {
+        "environment": {"kernel": "6.1.0-56-amd64"},
+        "trials": [
+            trial("reno", 0.01, 1.0e6),
+            trial("reno", 0.01, 1.4e6),
+            trial("reno", 0.01, 1.2e6),
+            trial("bbr", 0.01, 1.9e6),
+            {"params": {"cc": "bbr", "per": 0.01}, "flows": [{"error": "x"}]},
+        ],
+    }
+    rows = {r["cc"]: r for r in analysis.goodput_summary(doc)}
+    assert rows["reno"]["goodput_bps"] == pytest.approx(1.2e6)
+    assert rows["reno"]["runs"] == 3
+    assert rows["bbr"]["runs"] == 1
+    assert rows["reno"]["ceiling_bps"] == pytest.approx(1.98e6)
+    assert rows["reno"]["kernel"] == "6.1.0-56-amd64"

@@ -1,0 +1,75 @@
+"""The testbed/vm contract: exit status, our modules loaded, teardown."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+import pytest
+
+from testbed import vm
+from tests.conftest import TOP, VM, run_in_vm
+
+pytestmark = pytest.mark.vm
+
+
+def qemu_pids(pattern: str) -> set[str]:
+    out = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
+    return set(out.stdout.split())
+
+
+def test_accel_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JERSEY_ACCEL", "tcg")
+    assert vm.accel() == ("tcg", "forced by JERSEY_ACCEL")
+
+
+def test_missing_command_is_an_error() -> None:
+    proc = subprocess.run([str(VM), "--kernel", "6.1"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "missing command" in proc.stderr
+
+
+def test_unknown_kernel_names_the_fix() -> None:
+    proc = subprocess.run(
+        [str(VM), "--kernel", "4.9", "--", "true"], capture_output=True, text=True
+    )
+    assert proc.returncode != 0
+    assert "make deps" in proc.stderr
+
+
+@pytest.mark.parametrize("kernel", ["6.1", "6.12"])
+def test_runs_as_root_on_the_kernel_with_our_modules_and_returns_status(kernel: str) -> None:
+    abi = vm.resolve_abi(kernel)
+    script = (
+        f'test "$(uname -r)" = {abi} && test "$(id -u)" = 0 && '
+        f"test -w {TOP} && pwd && "
+        # every module we built is loaded, but jersey is not selected
+        f'for ko in {TOP}/build/{abi}/*/*.ko; do n=$(basename "$ko" .ko); '
+        'grep -q "^$n " /proc/modules || { echo "not loaded: $n"; exit 1; }; done; '
+        'test "$(sysctl -n net.ipv4.tcp_congestion_control)" != jersey && '
+        "modprobe sch_netem && exit 42"
+    )
+    rc, wall, log = run_in_vm(kernel, ["sh", "-c", script], timeout=300)
+    print(f"{kernel}: {wall:.1f} s")
+    assert rc == 42, log[-3000:]
+    assert "accel tcg" in log or "accel kvm" in log
+
+
+def test_timeout_tears_the_vm_down() -> None:
+    # an unusual memory size tells this test's QEMU from any other VM
+    mark = "qemu-system.* -m 1999M "
+    t0 = time.monotonic()
+    proc = subprocess.Popen(
+        [str(VM), "--kernel", "6.1", "--memory", "1999M", "--timeout", "40", "--", "sleep", "600"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    seen = False
+    while proc.poll() is None:
+        seen = seen or bool(qemu_pids(mark))
+        time.sleep(0.5)
+    assert seen, "the VM never started"
+    assert proc.returncode == 124
+    assert time.monotonic() - t0 < 90
+    time.sleep(1)
+    assert qemu_pids(mark) == set()
