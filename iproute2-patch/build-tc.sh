@@ -117,6 +117,7 @@ unpack() {
 	rm -rf "$dir"
 	dpkg-source -x "$DL/iproute2_$IPROUTE2_DEB.dsc" "$dir" \
 		>"$WORK/unpack.log" 2>&1 || die "dpkg-source -x failed (see $WORK/unpack.log)"
+	rm -f "$WORK"/iproute2_*.orig.tar.*	# dpkg-source's copy next to $dir
 	ver=$(cd "$dir" && dpkg-parsechangelog -S Version)
 	[ "$ver" = "$IPROUTE2_DEB" ] ||
 		die "unpacked iproute2 is version $ver, expected $IPROUTE2_DEB"

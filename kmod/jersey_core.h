@@ -82,12 +82,17 @@ static inline u64 jersey_div64_u32(u64 n, u32 d)
 
 #define JERSEY_TICK_SHIFT	10
 #define JERSEY_TICK_US(us)	((u32)(us) << JERSEY_TICK_SHIFT)
-/* learn the tick once this many ticks and microseconds have elapsed */
+/* a tick estimate needs points this many ticks and microseconds apart */
 #define JERSEY_TICK_MIN_TICKS	16
 #define JERSEY_TICK_MIN_US	50000U
-/* stop learning (the estimate is exact enough) after this many ticks or us */
+/* stop learning after 2^30 ticks or 50 ms * 2^14 = 13.6 min (u32 offsets) */
 #define JERSEY_TICK_LOCK_TICKS	(1U << 30)
-#define JERSEY_TICK_LOCK_US	(1ULL << 40)
+#define JERSEY_TICK_EPOCHS	15
+/*
+ * TS-ARE: delta is only known to +-1 tick, so the filter's time constant is
+ * at least this many ticks (16 ms with a 1 ms clock; irrelevant for 1 us)
+ */
+#define JERSEY_TS_TAU_TICKS	16
 /* auto mode: TSval frozen this long while ACKs arrive -> use ACK timing */
 #define JERSEY_TS_STALL_MIN_US	1000000U
 
@@ -104,19 +109,24 @@ enum jersey_filter {
 };
 
 #define JERSEY_F_TS_REF		0x01	/* ref_tsval is valid */
-#define JERSEY_F_ANCHOR		0x02	/* anchor_* are valid */
+#define JERSEY_F_ANCHOR		0x02	/* base_us and p0 are valid */
 #define JERSEY_F_TICK_LOCKED	0x04	/* tick is final */
 #define JERSEY_F_TS_BROKEN	0x08	/* TSval stalled: auto uses ACK timing */
+#define JERSEY_F_P1		0x10	/* p1 is valid */
 
 struct jersey_est {
 	u64	are;		/* achievable rate, bytes/s Q8 */
 	u64	last_sample;	/* filter 2: previous raw sample, bytes/s Q8 */
 	u64	ref_us;		/* local time of the last sample point */
-	u64	anchor_us;	/* tick learning: local time of the anchor */
-	u32	anchor_tsval;	/* tick learning: TSval of the anchor */
+	u64	base_us;	/* tick learning: local time of the first ACK */
+	u32	p0_rel;		/* tick learning: reference point, us after */
+	u32	p0_ts;		/*   base_us and its TSval */
+	u32	p1_rel;		/* tick learning: lowest point of the current */
+	u32	p1_ts;		/*   epoch (if JERSEY_F_P1) */
 	u32	ref_tsval;	/* TSval at the last sample point */
 	u32	tick;		/* receiver us per tick, Q10; 0 = not learnt */
 	u32	acc;		/* bytes delivered since the last sample point */
+	u8	tick_epoch;	/* epoch k ends 50 ms * 2^k after base_us */
 	u8	flags;
 };
 
@@ -252,37 +262,90 @@ static inline u32 jersey_tick_snap(u32 tick)
 }
 
 /*
- * Learn the receiver's tick length from TSval progress against local time,
- * measured from the first ACK (the anchor): the error is the delay jitter
- * divided by the elapsed time, so the estimate refines as the connection
- * ages; it is frozen after 2^30 ticks or ~12 days (before s32 differences
- * could wrap).
+ * Learn the receiver's tick length from TSval progress against local time.
+ * Each ACK is a point (local arrival time t, TSval T).  Reverse-path delay
+ * (queueing, ACK compression) only moves points later, so the tick is the
+ * slope of the lower envelope of the points.  Time since the first ACK is
+ * cut into epochs ending at 50 ms * 2^k; in the second half of each epoch
+ * the lowest point relative to the reference p0 (the line p0-p1 has the
+ * smallest slope) is kept as p1; when the epoch ends the slope p0-p1 becomes
+ * the tick (if it spans >= 16 ticks and >= 50 ms) and p1 the next p0.  The
+ * two points are 1/4..5/8 of the elapsed time apart, so the error (their
+ * residual delays and the TSval quantisation, over the distance) shrinks as
+ * the connection ages, and a delayed first ACK is forgotten after two
+ * epochs.  Learning stops after 13.6 minutes (the u32 offsets stay below
+ * 2^31) or 2^30 ticks; known clocks are snapped to.
  */
+static inline u64 jersey_tick_epoch_end(u8 ep)
+{
+	return (u64)JERSEY_TICK_MIN_US << ep;
+}
+
+static inline void jersey_tick_commit(struct jersey_est *e)
+{
+	u32 dts = e->p1_ts - e->p0_ts, dt = e->p1_rel - e->p0_rel;
+	u64 t;
+
+	if (!(e->flags & JERSEY_F_P1))
+		return;
+	e->flags &= ~JERSEY_F_P1;
+	if (dts < JERSEY_TICK_MIN_TICKS || dt < JERSEY_TICK_MIN_US)
+		return;		/* too close: keep the older p0 */
+	t = jersey_div64_u32((u64)dt << JERSEY_TICK_SHIFT, dts);
+	t = jersey_min_u64(t ? t : 1, 0xffffffffULL);
+	e->tick = jersey_tick_snap((u32)t);
+	e->p0_rel = e->p1_rel;
+	e->p0_ts = e->p1_ts;
+	if (dts >= JERSEY_TICK_LOCK_TICKS)
+		e->flags |= JERSEY_F_TICK_LOCKED;
+}
+
 static inline void jersey_tick_learn(struct jersey_est *e, u32 tsval,
 				     u64 now_us)
 {
-	s32 ticks;
-	u64 el, t;
+	u32 dts, dt, rel;
+	u64 el;
+	u8 ep;
 
 	if (e->flags & JERSEY_F_TICK_LOCKED)
 		return;
-	ticks = (s32)(tsval - e->anchor_tsval);
-	if (!(e->flags & JERSEY_F_ANCHOR) || ticks < 0 || now_us < e->anchor_us) {
+	if (!(e->flags & JERSEY_F_ANCHOR) || now_us < e->base_us ||
+	    (s32)(tsval - e->p0_ts) < 0) {
 		/* first TSval, or the receiver's clock went backwards */
-		e->anchor_tsval = tsval;
-		e->anchor_us = now_us;
-		e->flags |= JERSEY_F_ANCHOR;
+		e->base_us = now_us;
+		e->p0_rel = 0;
+		e->p0_ts = tsval;
+		e->tick_epoch = 0;
+		e->flags = (e->flags & ~JERSEY_F_P1) | JERSEY_F_ANCHOR;
 		return;
 	}
-	el = now_us - e->anchor_us;
-	if (ticks < JERSEY_TICK_MIN_TICKS || el < JERSEY_TICK_MIN_US)
+	el = now_us - e->base_us;
+	for (ep = e->tick_epoch; ep < JERSEY_TICK_EPOCHS; ep++)	/* bounded */
+		if (el < jersey_tick_epoch_end(ep))
+			break;
+	if (ep != e->tick_epoch) {
+		jersey_tick_commit(e);
+		e->tick_epoch = ep;
+		if (ep >= JERSEY_TICK_EPOCHS) {
+			e->flags |= JERSEY_F_TICK_LOCKED;
+			return;
+		}
+	}
+	/* candidates only from the second half of epochs >= 1 */
+	if (!ep || el < jersey_tick_epoch_end(ep) / 4 * 3)
 		return;
-	el = jersey_min_u64(el, JERSEY_TICK_LOCK_US);
-	t = jersey_div64_u32(el << JERSEY_TICK_SHIFT, (u32)ticks);
-	t = jersey_min_u64(t ? t : 1, 0xffffffffULL);
-	e->tick = jersey_tick_snap((u32)t);
-	if ((u32)ticks >= JERSEY_TICK_LOCK_TICKS || el >= JERSEY_TICK_LOCK_US)
-		e->flags |= JERSEY_F_TICK_LOCKED;
+	rel = (u32)el;
+	dts = tsval - e->p0_ts;
+	dt = rel - e->p0_rel;
+	if (!dts)
+		return;
+	if (!(e->flags & JERSEY_F_P1) ||
+	    (u64)dt * (e->p1_ts - e->p0_ts) <
+	    (u64)(e->p1_rel - e->p0_rel) * dts) {
+		e->p1_rel = rel;
+		e->p1_ts = tsval;
+		e->flags |= JERSEY_F_P1;
+	}
 }
 
 /* ticks -> us with the learnt tick, clamped to JERSEY_DELTA_MAX_US */
@@ -318,6 +381,7 @@ static inline bool jersey_est_ack(struct jersey_est *e,
 {
 	u64 sum = (u64)e->acc + a->bytes;
 	u32 bytes = (u32)jersey_min_u64(sum, 0xffffffffULL);
+	u32 tau = a->tau_us;
 	bool use_ts;
 	u64 delta = 0;
 
@@ -330,9 +394,14 @@ static inline bool jersey_est_ack(struct jersey_est *e,
 	if (use_ts) {
 		s32 d = (s32)(a->tsval - e->ref_tsval);
 
-		if (d > 0)
+		if (d > 0) {
+			u64 floor = jersey_ticks_to_us(e->tick,
+						       JERSEY_TS_TAU_TICKS);
+
 			delta = jersey_ticks_to_us(e->tick, (u32)d);
-		else if (a->mode == JERSEY_MODE_AUTO &&
+			if (tau < floor)
+				tau = (u32)floor;
+		} else if (a->mode == JERSEY_MODE_AUTO &&
 			 a->now_us > e->ref_us &&
 			 a->now_us - e->ref_us > jersey_ts_stall_us(e)) {
 			e->flags |= JERSEY_F_TS_BROKEN;
@@ -352,7 +421,7 @@ static inline bool jersey_est_ack(struct jersey_est *e,
 		e->ref_tsval = a->tsval;
 		e->flags |= JERSEY_F_TS_REF;
 	}
-	jersey_filter(e, a->filter, bytes, delta, a->tau_us);
+	jersey_filter(e, a->filter, bytes, delta, tau);
 	out->delta_us = delta;
 	out->bytes = bytes;
 	out->ts = use_ts;

@@ -99,12 +99,12 @@ def main() -> None:
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     env = doc["environment"]
     title = (
-        f"fig 5.11 path: 10 Mb/s 45 ms + 2 Mb/s 1 ms lossy; red ecn gateway; "
-        f"{args.duration:g} s flows, median of {args.runs}; kernel {env['kernel']}"
+        f"fig 5.11 path: 10 Mb/s 45 ms + 2 Mb/s 1 ms lossy; red ecn gateway\n"
+        f"{args.duration:g} s flows, median of {args.runs} runs; kernel {env['kernel']}"
     )
     plot(summary, out, title)
     table = markdown(summary)
-    (out / "summary.md").write_text(f"{title}\n\n{table}")
+    (out / "summary.md").write_text(title.replace("\n", "; ") + "\n\n" + table)
     print(table)
     print(f"demo: wrote {out}/summary.json, goodput.png, goodput.svg, summary.md")
 

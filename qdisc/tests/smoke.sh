@@ -113,12 +113,14 @@ expect_ok qdisc del dev d0 root
 echo "== as child of tbf and htb"
 expect_ok qdisc add dev d0 root handle 1: tbf rate 10mbit burst 10kb latency 50ms
 expect_ok qdisc add dev d0 parent 1:1 handle 10: cw limit 50 thresh 5 mode pq
-expect_ok qdisc replace dev d0 parent 1:1 handle 10: vcrr rate 10mbit
+expect_ok qdisc replace dev d0 parent 1:1 vcrr rate 10mbit
+check "vcrr grafted under tbf" shows d0 "vcrr"
 expect_ok qdisc del dev d0 root
 expect_ok qdisc add dev d0 root handle 1: htb default 1
 expect_ok class add dev d0 parent 1: classid 1:1 htb rate 10mbit
 expect_ok qdisc add dev d0 parent 1:1 handle 10: cw limit 50
-expect_ok qdisc replace dev d0 parent 1:1 handle 10: vcrr rate 10mbit estimator tsw
+expect_ok qdisc replace dev d0 parent 1:1 vcrr rate 10mbit estimator tsw
+check "vcrr grafted under htb" shows d0 "estimator tsw"
 expect_ok qdisc del dev d0 root
 $IP link del d0
 
@@ -132,13 +134,21 @@ $IP -n a link set lo up && $IP -n b link set lo up
 $IP netns exec b iperf3 -s -D --pidfile /tmp/smoke-iperf3.pid >/dev/null 2>&1
 sleep 1
 ATC() { $IP netns exec a "$TC" "$@"; }
+# child QDISC-ARGS...: a fresh qdisc 10: under the tbf
+child() {
+	ATC qdisc del dev va parent 1:1 2>/dev/null
+	ATC qdisc add dev va parent 1:1 handle 10: "$@"
+}
 # udp SENDER-ARGS...: 2 s of 4 Mbit/s UDP through the 2 Mbit/s bottleneck
 udp() { $IP netns exec a iperf3 -c "$@" -u -b 4M -l 1000 -t 2 >/dev/null 2>&1; }
 
 ATC qdisc add dev va root handle 1: tbf rate 2mbit burst 3000 limit 1000000
 ATC qdisc add dev va parent 1:1 handle 10: cw limit 50 thresh 5
-udp 10.9.0.2 --tos 2
-check "cw marks ECT(0) IPv4" jq_ns a va cw "q['marked'] > 100 and q['tail_drops'] > 0 and q['overlimit'] >= q['marked']"
+udp 10.9.0.2 --tos 2 &
+sleep 1.5
+ATC -s qdisc show dev va
+wait
+check "cw marks ECT(0) IPv4" jq_ns a va cw "q['marked'] > 100 and q['overlimit'] >= q['marked']"
 udp fd09::2 --tos 1
 check "cw marks ECT(1) IPv6" jq_ns a va cw "q['marked'] > 300"
 udp 10.9.0.2
@@ -159,19 +169,19 @@ check "cw reset empties the backlog" jq_ns a va cw "q['qlen'] == 0 and q['backlo
 $IP -n a link set va up
 check "tbf backlog consistent" jq_ns a va tbf "q['qlen'] == 0 and q['backlog'] == 0"
 
-ATC qdisc replace dev va parent 1:1 handle 10: vcrr rate 2mbit
+child vcrr rate 2mbit
 udp 10.9.0.2 --tos 2
-check "vcrr marks IPv4, p rose" jq_ns a va vcrr "q['marked'] > 50 and q['updates'] > 50 and q['input_rate'] > 0"
+check "vcrr marks IPv4, p rose" jq_ns a va vcrr "q['marked'] > 50 and q['updates'] > 50 and q['vc'] == 237499"
 udp fd09::2 --tos 2
 check "vcrr marks IPv6" jq_ns a va vcrr "q['marked'] > 150"
 sleep 0.1
 check "vcrr p falls to 0 when idle" jq_ns a va vcrr "q['prob'] == 0"
 for e in tsw csfq; do
-	ATC qdisc replace dev va parent 1:1 handle 10: vcrr rate 2mbit estimator $e
+	child vcrr rate 2mbit estimator $e
 	udp 10.9.0.2 --tos 2
 	check "vcrr $e marks" jq_ns a va vcrr "q['marked'] > 50 and q['estimator'] == '$e'"
 done
-ATC qdisc replace dev va parent 1:1 handle 10: vcrr rate 2mbit nonect drop
+child vcrr rate 2mbit nonect drop
 udp 10.9.0.2
 check "vcrr nonect drop drops" jq_ns a va vcrr "q['nonect_drops'] > 0"
 ATC -s qdisc show dev va
@@ -181,6 +191,22 @@ $IP netns del a && $IP netns del b
 sleep 0.5
 check "rmmod sch_cw" rmmod sch_cw
 check "rmmod sch_vcrr" rmmod sch_vcrr
+
+# autoload by kind; only in a throwaway VM (writes to /lib/modules)
+if grep -q virtme /proc/cmdline; then
+	abi=$(uname -r)
+	mkdir -p "/lib/modules/$abi/extra"
+	cp "$TOP/build/$abi/qdisc/sch_cw.ko" "$TOP/build/$abi/qdisc/sch_vcrr.ko" \
+		"/lib/modules/$abi/extra/"
+	depmod -a
+	$IP link add d1 type dummy
+	expect_ok qdisc add dev d1 root cw
+	check "sch_cw autoloaded" grep -q '^sch_cw ' /proc/modules
+	expect_ok qdisc replace dev d1 root vcrr rate 1mbit
+	check "sch_vcrr autoloaded" grep -q '^sch_vcrr ' /proc/modules
+	$IP link del d1
+fi
+check "no kernel warnings" sh -c "! dmesg | grep -E 'WARNING|BUG|Oops|leak'"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
