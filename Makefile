@@ -50,8 +50,8 @@ unit:
 	@$(MAKE) --no-print-directory -C tests/unit
 
 lint:
-	@$(PY) -m ruff check testbed tests mininet
-	@$(PY) -m ruff format --check testbed tests mininet
+	@$(PY) -m ruff check .
+	@$(PY) -m ruff format --check .
 
 # The README's test command.  Ends with pytest's summary line.
 check: lint all-kernels

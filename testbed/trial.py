@@ -7,6 +7,7 @@ namespaces) to amortise one VM boot over many measurements.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import time
@@ -16,6 +17,7 @@ from typing import Any
 
 from testbed.flows import Flow, run_flows
 from testbed.netpath import Link, Path
+from testbed.trace import Tracer, host_of
 
 
 @dataclass
@@ -26,6 +28,9 @@ class Trial:
     # per node sysctls, e.g. {"src": {"net.ipv4.tcp_ecn": "1"}}
     sysctls: dict[str, dict[str, str]] = field(default_factory=dict)
     params: dict[str, Any] = field(default_factory=dict)
+    # tracepoints to record, e.g. ["jersey/jersey_loss"]; events land in
+    # the result's "trace", matched to this trial by address
+    trace_events: list[str] = field(default_factory=list)
 
 
 def counters_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
@@ -71,6 +76,7 @@ def run_trial(trial: Trial) -> dict[str, Any]:
         links = link_ground_truth(path, trial)
     return {
         "name": trial.name,
+        "path_id": path.id,
         "params": trial.params,
         "links_config": [link.to_json() for link in trial.links],
         "sysctls": trial.sysctls,
@@ -85,10 +91,25 @@ def run_trial(trial: Trial) -> dict[str, Any]:
 
 
 def run_trials(trials: list[Trial], parallel: int | None = None) -> list[dict[str, Any]]:
-    """Run trials concurrently, ``parallel`` at a time (default: all)."""
+    """Run trials concurrently, ``parallel`` at a time (default: all).
+
+    Requested tracepoints are recorded for the whole batch and each event is
+    given to the trial whose path owns its source address.
+    """
     workers = parallel or max(1, len(trials))
-    with ThreadPoolExecutor(max_workers=workers) as ex:
-        return list(ex.map(run_trial, trials))
+    events = sorted({e for t in trials for e in t.trace_events})
+    tracer = Tracer(events) if events else None
+    with tracer or contextlib.nullcontext(), ThreadPoolExecutor(max_workers=workers) as ex:
+        results = list(ex.map(run_trial, trials))
+    if tracer is not None:
+        recorded = tracer.read()
+        for trial, result in zip(trials, results, strict=True):
+            if trial.trace_events:
+                prefix = f"10.{result['path_id']}."
+                result["trace"] = [
+                    e for e in recorded if host_of(str(e.get("src", ""))).startswith(prefix)
+                ]
+    return results
 
 
 def environment() -> dict[str, Any]:

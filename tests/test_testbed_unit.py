@@ -110,3 +110,21 @@ def test_goodput_summary_takes_medians_per_cc_and_per() -> None:
     assert rows["bbr"]["runs"] == 1
     assert rows["reno"]["ceiling_bps"] == pytest.approx(1.98e6)
     assert rows["reno"]["kernel"] == "6.1.0-56-amd64"
+
+
+def test_trace_parse_key_values_and_hosts() -> None:
+    from testbed import trace
+
+    text = (
+        "# tracer: nop\n"
+        "          iperf3-812     [001] ..s1.    41.250001: jersey_loss: "
+        "src=10.11.1.1:45678 dest=10.11.1.2:5201 snd_una=123 cause=wireless cwnd=10->10 "
+        "ssthresh=10 are=250000 rtt_min=92000\n"
+        "  <idle>-0 [000] d.s3. 42.000000: jersey_sample: src=[fd00::1]:1 dest=[fd00::2]:2 est=ts\n"
+    )
+    evs = trace.parse(text)
+    assert [e["event"] for e in evs] == ["jersey_loss", "jersey_sample"]
+    assert evs[0]["cause"] == "wireless" and evs[0]["are"] == 250000
+    assert evs[0]["cwnd"] == "10->10" and evs[0]["t"] == pytest.approx(41.250001)
+    assert trace.host_of(evs[0]["src"]) == "10.11.1.1"
+    assert trace.host_of(evs[1]["dest"]) == "fd00::2"
