@@ -192,19 +192,25 @@ sleep 0.5
 check "rmmod sch_cw" rmmod sch_cw
 check "rmmod sch_vcrr" rmmod sch_vcrr
 
-# autoload by kind; only in a throwaway VM (writes to /lib/modules)
+# autoload by kind: the kernel's request_module() runs a modprobe that only
+# sees a private module tree holding our two modules (only in a throwaway VM)
 if grep -q virtme /proc/cmdline; then
-	abi=$(uname -r)
-	mkdir -p "/lib/modules/$abi/extra"
+	abi=$(uname -r) root=/tmp/smoke-modroot
+	mkdir -p "$root/lib/modules/$abi/extra"
 	cp "$TOP/build/$abi/qdisc/sch_cw.ko" "$TOP/build/$abi/qdisc/sch_vcrr.ko" \
-		"/lib/modules/$abi/extra/"
-	depmod -a
+		"$root/lib/modules/$abi/extra/"
+	depmod -b "$root" "$abi"
+	printf '#!/bin/sh\nexec /sbin/modprobe -d %s "$@"\n' "$root" >/tmp/smoke-modprobe
+	chmod +x /tmp/smoke-modprobe
+	old=$(cat /proc/sys/kernel/modprobe)
+	echo /tmp/smoke-modprobe >/proc/sys/kernel/modprobe
 	$IP link add d1 type dummy
 	expect_ok qdisc add dev d1 root cw
 	check "sch_cw autoloaded" grep -q '^sch_cw ' /proc/modules
 	expect_ok qdisc replace dev d1 root vcrr rate 1mbit
 	check "sch_vcrr autoloaded" grep -q '^sch_vcrr ' /proc/modules
 	$IP link del d1
+	echo "$old" >/proc/sys/kernel/modprobe
 fi
 check "no kernel warnings" sh -c "! dmesg | grep -E 'WARNING|BUG|Oops|leak'"
 
