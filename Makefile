@@ -5,6 +5,7 @@
 #                      otherwise every pinned Debian kernel)
 #   make KVER=6.1      build for one kernel (6.1, 6.12, host, or a full ABI name)
 #   make all-kernels   build for Debian 6.1 and 6.12
+#   make tc            the patched tc (iproute2 + cw/vcrr) -> build/tc
 #   make check         lint + unit tests + builds + in-VM end-to-end tests
 #   make demo          fig 5.11 goodput-vs-loss comparison -> results/demo/
 #   make clean
@@ -22,7 +23,7 @@ endif
 # for several kernels without their objects colliding.
 SRCDIRS := kmod qdisc
 
-.PHONY: all modules all-kernels deps check unit lint test-vm demo clean
+.PHONY: all modules all-kernels deps check unit lint tc demo clean
 all modules:
 	@set -e; for k in $(KVERS); do $(MAKE) --no-print-directory build-one K=$$k; done
 
@@ -46,6 +47,9 @@ build-one:
 deps:
 	@$(TOP)/testbed/deps.sh
 
+tc:
+	@$(TOP)/iproute2-patch/build-tc.sh
+
 unit:
 	@$(MAKE) --no-print-directory -C tests/unit
 
@@ -54,10 +58,10 @@ lint:
 	@$(PY) -m ruff format --check .
 
 # The README's test command.  Ends with pytest's summary line.
-check: lint all-kernels
+check: lint all-kernels tc
 	@$(PY) -m pytest -ra tests
 
-demo: all-kernels
+demo: all-kernels tc
 	@$(PY) -m testbed.demo --out results/demo
 
 clean:

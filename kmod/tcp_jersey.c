@@ -40,6 +40,18 @@
  * kernel saved prior_cwnd/prior_ssthresh before our decision) and cancels a
  * pending ssthresh change.  Loss decisions are in jersey_decide().
  *
+ * ECN.  Loss differentiation needs ECN on the connection.  With needs_ecn=Y
+ * (default) the ops carry TCP_CONG_NEEDS_ECN: ECN is requested without the
+ * net.ipv4.tcp_ecn sysctl, but the SYN is then ECT, and a Linux receiver
+ * accepts ECN from an ECT SYN only when its listener's congestion control
+ * needs ECN too (jersey, dctcp) or its route says so; other Linux receivers
+ * decline.  A connection whose peer declined continues as "jersey-noecn"
+ * (as dctcp does with dctcp-reno): no ECT on its packets, every loss a
+ * congestion loss answered with cwnd = ownd (AIAD).  With needs_ecn=N the
+ * kernel's RFC 3168 negotiation applies (non-ECT SYN, requested when
+ * net.ipv4.tcp_ecn=1 or the route has "features ecn"), which every ECN
+ * capable receiver accepts (Linux's default tcp_ecn=2).
+ *
  * Observability: .get_info fills INET_DIAG_BBRINFO (also answered for
  * VEGASINFO requests), so `ss -tin` prints "bbr:(bw:<ARE>bps,mrtt:<rtt_min
  * ms>)" (bw = ARE in bytes/s, min_rtt = rtt_min in us; gains are 0).
@@ -52,6 +64,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
+#include <net/inet_ecn.h>
 #include <net/tcp.h>
 
 #include "compat.h"
@@ -132,6 +145,11 @@ MODULE_PARM_DESC(estimator,
 module_param_cb(filter, &jersey_filter_ops, &jersey_filter_type, 0644);
 MODULE_PARM_DESC(filter,
 		 "ARE filter: 1 = adaptive TSW (5.9, default), 2 = Westwood low-pass (5.20)");
+
+static bool jersey_needs_ecn = true;
+module_param_named(needs_ecn, jersey_needs_ecn, bool, 0444);
+MODULE_PARM_DESC(needs_ecn,
+		 "request ECN on every connection (TCP_CONG_NEEDS_ECN, ECT SYN; Linux peers accept it only if their listener's CC needs ECN) [Y]; N: RFC 3168 negotiation by net.ipv4.tcp_ecn=1 or a route with 'features ecn'");
 
 static bool jersey_ecn_ok(const struct sock *sk)
 {
@@ -281,11 +299,26 @@ static void jersey_ece_in_recovery(struct sock *sk)
 	jersey_record(sk, &d, cwnd);
 }
 
+static struct tcp_congestion_ops tcp_jersey_noecn;
+
 static void jersey_init(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct jersey *ca = inet_csk_ca(sk);
 	u32 rtt = tcp_min_rtt(tp);
+
+	/*
+	 * We asked for ECN (TCP_CONG_NEEDS_ECN) and the peer declined: like
+	 * dctcp-reno, continue without the flag so that the caller
+	 * (tcp_init_congestion_control) stops sending ECT packets, which a
+	 * marking gateway would otherwise mark instead of drop with nobody
+	 * reacting.  Without ECN every loss is a congestion loss (AIAD).
+	 */
+	if (!jersey_ecn_ok(sk) &&
+	    (inet_csk(sk)->icsk_ca_ops->flags & TCP_CONG_NEEDS_ECN)) {
+		inet_csk(sk)->icsk_ca_ops = &tcp_jersey_noecn;
+		INET_ECN_dontxmit(sk);
+	}
 
 	memset(ca, 0, sizeof(*ca));
 	jersey_est_init(&ca->est, tp->tcp_mstamp);
@@ -428,9 +461,26 @@ static struct tcp_congestion_ops tcp_jersey __read_mostly = {
 	.name		= "jersey",
 };
 
+/* what a connection continues with when ECN was requested but declined */
+static struct tcp_congestion_ops tcp_jersey_noecn __read_mostly = {
+	.init		= jersey_init,
+	.ssthresh	= jersey_ssthresh,
+	.cong_avoid	= tcp_reno_cong_avoid,
+	.set_state	= jersey_set_state,
+	.cwnd_event	= jersey_cwnd_event,
+	.in_ack_event	= jersey_in_ack_event,
+	.pkts_acked	= jersey_pkts_acked,
+	.undo_cwnd	= jersey_undo_cwnd,
+	.get_info	= jersey_get_info,
+	.owner		= THIS_MODULE,
+	.name		= "jersey-noecn",
+};
+
 static int __init jersey_register(void)
 {
 	BUILD_BUG_ON(sizeof(struct jersey) > ICSK_CA_PRIV_SIZE);
+	if (!jersey_needs_ecn)
+		tcp_jersey.flags &= ~TCP_CONG_NEEDS_ECN;
 	return tcp_register_congestion_control(&tcp_jersey);
 }
 

@@ -28,7 +28,8 @@ fi
 
 tools=(qemu-system-x86 iperf3 iproute2 ethtool tcpdump mininet bridge-utils
 	udev kmod initramfs-tools dwarves build-essential bc python3-venv
-	python3-pip file xz-utils zstd busybox-static)
+	python3-pip file xz-utils zstd busybox-static
+	bison flex libmnl-dev pkg-config dpkg-dev patch debian-archive-keyring)
 
 missing=()
 for p in "${tools[@]}"; do

@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from testbed import modules
+
 TOP = Path(__file__).resolve().parent.parent
 BAD_LOG = re.compile(
     r"(WARNING:|BUG:|Oops|general protection|refcount_t|kernel BUG|unreferenced object"
@@ -43,18 +45,6 @@ def run(*argv: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     if check and proc.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)}: {proc.stderr.strip()}")
     return proc
-
-
-def loaded(module: str) -> bool:
-    return any(line.split()[0] == module for line in Path("/proc/modules").read_text().splitlines())
-
-
-def ko_path(module: str) -> Path:
-    build = TOP / "build" / os.uname().release
-    for sub in ("kmod", "qdisc"):
-        if (build / sub / f"{module}.ko").exists():
-            return build / sub / f"{module}.ko"
-    raise FileNotFoundError(f"{module}.ko not built for {os.uname().release}")
 
 
 def rmmod(module: str, wait_s: float = 10.0) -> float:
@@ -162,7 +152,7 @@ def main() -> int:
     if bool(args.cc) == bool(args.qdisc):
         ap.error("give exactly one of --cc and --qdisc")
 
-    ko = ko_path(args.module)
+    ko = modules.ko_path(args.module)
     run("dmesg", "-C")
     peer_ns, target = setup_ns(args.qdisc)
     doc: dict[str, Any] = {"module": args.module, "kernel": os.uname().release}
@@ -178,7 +168,7 @@ def main() -> int:
     def transfer(hold_s: float = 0.0) -> int:
         return in_ns(NS, lambda: tcp_transfer(args.cc, args.bytes, target, peer_ns, hold_s))
 
-    if not loaded(args.module):
+    if not modules.loaded(args.module):
         run("insmod", str(ko))
     attach()
     # 1. busy while in use
@@ -189,7 +179,7 @@ def main() -> int:
     time.sleep(1.5)
     proc = run("rmmod", args.module, check=False)
     busy["rmmod_rc"], busy["rmmod_err"] = proc.returncode, proc.stderr.strip()
-    busy["still_loaded"] = loaded(args.module)
+    busy["still_loaded"] = modules.loaded(args.module)
     holder.join()
     detach()
     busy["unload_wait_s"] = rmmod(args.module)

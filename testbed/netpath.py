@@ -33,7 +33,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 IP = "/usr/sbin/ip" if os.path.exists("/usr/sbin/ip") else "ip"
-TC = os.environ.get("JERSEY_TC", "/usr/sbin/tc" if os.path.exists("/usr/sbin/tc") else "tc")
+_TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _find_tc() -> str:
+    """The patched tc (build/tc, knows cw and vcrr) if built, else the system's."""
+    if os.environ.get("JERSEY_TC"):
+        return os.environ["JERSEY_TC"]
+    for tc in (os.path.join(_TOP, "build", "tc"), "/usr/sbin/tc"):
+        if os.access(tc, os.X_OK):
+            return tc
+    return "tc"
+
+
+TC = _find_tc()
 _path_ids = itertools.count(1)
 
 

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from testbed import modules
 from testbed.flows import Flow, run_flows
 from testbed.netpath import Link, Path
 from testbed.trace import Tracer, host_of
@@ -119,4 +120,5 @@ def environment() -> dict[str, Any]:
         "host": platform.node(),
         "cpus": os.cpu_count(),
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "module_params": modules.snapshot(),
     }

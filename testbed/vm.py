@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import os
 import shlex
 import shutil
@@ -25,6 +26,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parent.parent
@@ -126,6 +128,29 @@ def vng_argv(abi: str, acc: str, cmd: list[str], cpus: int, memory: str) -> list
     return argv
 
 
+LOCK = Path(os.environ.get("JERSEY_VM_LOCK", "/run/lock/jersey-vm.lock"))
+
+
+@contextlib.contextmanager
+def machine_lock(enabled: bool) -> Iterator[None]:
+    """One VM (or --host run) at a time on this machine.
+
+    Under TCG two guests share the host's cores, which slows both and
+    distorts what they measure; later invocations wait for the lock.
+    """
+    if not enabled:
+        yield
+        return
+    LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with LOCK.open("a") as fd:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log(f"waiting for another testbed run to finish (lock {LOCK})")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="testbed/vm",
@@ -137,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cpus", type=int, default=2)
     ap.add_argument("--memory", default="2G")
     ap.add_argument("--no-build", action="store_true", help="do not rebuild the modules first")
+    ap.add_argument(
+        "--no-lock", action="store_true", help="do not wait for other testbed runs on this machine"
+    )
     ap.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
     args = ap.parse_args(argv)
     cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
@@ -145,6 +173,11 @@ def main(argv: list[str] | None = None) -> int:
     if os.geteuid() != 0:
         raise SystemExit("vm: must run as root")
 
+    with machine_lock(not args.no_lock):
+        return run(args, cmd)
+
+
+def run(args: argparse.Namespace, cmd: list[str]) -> int:
     if args.host:
         if not Path("/proc/modules").exists():
             raise SystemExit(
