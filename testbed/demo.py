@@ -19,7 +19,7 @@ from typing import Any
 from testbed.analysis import goodput_summary
 
 TOP = Path(__file__).resolve().parent.parent
-DEMO_CCS = ["reno", "cubic", "westwood", "bbr"]
+DEMO_CCS = ["reno", "cubic", "westwood", "veno", "vegas", "bbr", "jersey"]
 
 
 def host_can_load_modules() -> bool:
@@ -99,7 +99,7 @@ def main() -> None:
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     env = doc["environment"]
     title = (
-        f"fig 5.11 path: 10 Mb/s 45 ms + 2 Mb/s 1 ms lossy; red ecn gateway\n"
+        f"fig 5.11 path: 10 Mb/s 45 ms + 2 Mb/s 1 ms lossy; cw gateway, ECN on\n"
         f"{args.duration:g} s flows, median of {args.runs} runs; kernel {env['kernel']}"
     )
     plot(summary, out, title)
