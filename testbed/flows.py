@@ -1,4 +1,4 @@
-"""Traffic: iperf3 bulk flows with a chosen congestion control."""
+"""Traffic: iperf3 flows, TCP with a chosen congestion control or UDP at a constant rate."""
 
 from __future__ import annotations
 
@@ -16,7 +16,11 @@ BASE_PORT = 5201
 
 @dataclass
 class Flow:
-    """One iperf3 TCP flow from node ``src`` to node ``dst``."""
+    """One iperf3 flow from node ``src`` to node ``dst``.
+
+    TCP with congestion control ``cc``, or, when ``udp_mbit`` is set, UDP at
+    that constant rate (``cc`` is then ignored).
+    """
 
     src: str
     dst: str
@@ -24,6 +28,7 @@ class Flow:
     duration_s: float = 20
     start_s: float = 0
     label: str = ""
+    udp_mbit: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -33,7 +38,14 @@ class Flow:
             "duration_s": self.duration_s,
             "start_s": self.start_s,
             "label": self.label,
+            "udp_mbit": self.udp_mbit,
         }
+
+    def iperf3_args(self) -> list[str]:
+        """iperf3 client options for this flow's protocol."""
+        if self.udp_mbit is not None:
+            return ["-u", "-b", f"{self.udp_mbit:g}M", "-l", "1400"]
+        return ["-C", self.cc]
 
 
 def _wait_listening(path: Path, node: str, port: int, timeout: float = 5.0) -> None:
@@ -54,6 +66,16 @@ def _summarise(flow: Flow, report: dict[str, Any]) -> dict[str, Any]:
     if "error" in report:
         return {**flow.to_json(), "error": report["error"]}
     end = report["end"]
+    if flow.udp_mbit is not None:
+        udp = end["sum"]
+        return {
+            **flow.to_json(),
+            "sent_bps": udp["bits_per_second"],
+            "bytes_sent": udp["bytes"],
+            "packets": udp.get("packets"),
+            "lost_packets": udp.get("lost_packets"),
+            "seconds": udp["seconds"],
+        }
     recv, sent = end["sum_received"], end["sum_sent"]
     seconds = float(recv["seconds"]) or flow.duration_s
     return {
@@ -97,7 +119,7 @@ def run_flows(path: Path, flows: list[Flow]) -> list[dict[str, Any]]:
             time.sleep(delay)
         argv = [IP, "netns", "exec", path.ns(flow.src), "iperf3", "-J",
                 "-c", path.ip_of(flow.dst), "-p", str(BASE_PORT + i),
-                "-t", f"{flow.duration_s:g}", "-C", flow.cc]  # fmt: skip
+                "-t", f"{flow.duration_s:g}", *flow.iperf3_args()]  # fmt: skip
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=flow.duration_s + 60)
         try:
             report = json.loads(proc.stdout)

@@ -9,10 +9,18 @@ WIRED_BUFFER = 500
 WIRELESS_BUFFER = 50
 
 
-def fig511(loss: Loss | None = None, queue: Queue | None = None) -> list[Link]:
-    """Thesis fig 5.11: source -10 Mb/s, 45 ms- gateway -2 Mb/s, 1 ms, lossy- receiver."""
+def fig511(loss: Loss | None = None, queue: Queue | None = None, sources: int = 1) -> list[Link]:
+    """Thesis fig 5.11: source -10 Mb/s, 45 ms- gateway -2 Mb/s, 1 ms, lossy- receiver.
+
+    ``sources`` > 1 adds senders ``src2``, ``src3``, ... on wired links like
+    the first one's (their own namespaces, so their sysctls can differ).
+    """
+    wired = [
+        Link(f"src{i + 1}" if i else "src", "gw", 10, 45, queue=Queue.pfifo(WIRED_BUFFER))
+        for i in range(sources)
+    ]
     return [
-        Link("src", "gw", rate_mbit=10, delay_ms=45, queue=Queue.pfifo(WIRED_BUFFER)),
+        *wired,
         Link(
             "gw",
             "rcv",

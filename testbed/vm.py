@@ -113,7 +113,9 @@ def run_guarded(argv: list[str], timeout: float) -> int:
         kill_group(proc)
 
 
-def vng_argv(abi: str, acc: str, cmd: list[str], cpus: int, memory: str) -> list[str]:
+def vng_argv(
+    abi: str, acc: str, cmd: list[str], cpus: int, memory: str, verbose: bool = False
+) -> list[str]:
     vng = shutil.which("vng", path=f"{TOP / '.venv' / 'bin'}:{os.environ.get('PATH', '')}")
     if vng is None:
         raise SystemExit("vm: virtme-ng (vng) not found; run 'make deps'")
@@ -124,6 +126,8 @@ def vng_argv(abi: str, acc: str, cmd: list[str], cpus: int, memory: str) -> list
     argv += ["--rwdir", str(TOP), "--append", BOOT_ARGS]
     if acc == "tcg":
         argv.append("--disable-kvm")
+    if verbose:
+        argv.append("--verbose")
     argv += ["--exec", shlex.join([str(GUEST_INIT), *cmd])]
     return argv
 
@@ -165,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--no-lock", action="store_true", help="do not wait for other testbed runs on this machine"
     )
+    ap.add_argument(
+        "--verbose", action="store_true", help="show the guest kernel's console on stderr"
+    )
     ap.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
     args = ap.parse_args(argv)
     cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
@@ -194,7 +201,7 @@ def run(args: argparse.Namespace, cmd: list[str]) -> int:
     acc, why = accel()
     log(f"kernel {abi}, accel {acc} ({why})")
     t0 = time.monotonic()
-    rc = run_guarded(vng_argv(abi, acc, cmd, args.cpus, args.memory), args.timeout)
+    rc = run_guarded(vng_argv(abi, acc, cmd, args.cpus, args.memory, args.verbose), args.timeout)
     log(f"exit {rc} after {time.monotonic() - t0:.1f} s wall (boot + command)")
     return rc
 
