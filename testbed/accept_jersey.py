@@ -34,7 +34,7 @@ from testbed.flows import Flow
 from testbed.netpath import Loss, Queue
 from testbed.trial import Trial, environment, run_trials
 
-SENDERS = {"src": {"net.ipv4.tcp_ecn": "1"}}
+SENDERS = scenarios.ECN_SENDER_SYSCTLS
 GE_MEAN = 0.05
 LOSS_CAUSES = ("wireless", "congestion", "rto_wireless", "rto_congestion")
 WIRELESS_CAUSES = ("wireless", "rto_wireless")

@@ -28,7 +28,7 @@ from testbed.trial import Trial, environment, run_trials
 
 # our modules that take part in the sweep, and the parameters they run with
 MODULE_PARAMS = {"jersey": ("tcp_jersey", {"needs_ecn": 0})}
-SENDER_SYSCTLS = {"src": {"net.ipv4.tcp_ecn": "1"}}
+SENDER_SYSCTLS = scenarios.ECN_SENDER_SYSCTLS
 
 
 def gateway_queue() -> Queue:

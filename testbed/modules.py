@@ -79,7 +79,20 @@ def load(module: str, **values: object) -> dict[str, str]:
     proc = subprocess.run(argv, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)}: {proc.stderr.strip()}")
+    allow_all_ccs()
     return params(module)
+
+
+def allow_all_ccs() -> None:
+    """Let network namespaces select every available congestion control.
+
+    ``sysctl net.ipv4.tcp_congestion_control`` in a namespace is refused
+    unless the CC is in the initial namespace's allowed list, and a module
+    that registers again is not in it any more.
+    """
+    sysctl = Path("/proc/sys/net/ipv4")
+    available = (sysctl / "tcp_available_congestion_control").read_text().strip()
+    (sysctl / "tcp_allowed_congestion_control").write_text(available)
 
 
 def _same(have: str | None, want: str) -> bool:

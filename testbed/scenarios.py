@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from testbed.netpath import Link, Loss, Queue
 
+# The testbed's ECN policy for senders: request ECN (RFC 3168), and keep
+# requesting it when the SYN is retransmitted.  Linux's default
+# tcp_ecn_fallback=1 sends a retransmitted SYN without ECN, so on a lossy
+# path a lost SYN silently leaves the whole connection without ECN.
+ECN_SYSCTLS = {"net.ipv4.tcp_ecn": "1", "net.ipv4.tcp_ecn_fallback": "0"}
+ECN_SENDER_SYSCTLS = {"src": ECN_SYSCTLS}
+
 # Thesis ch. 8: 500-packet wired buffers, 50-packet wireless buffer.
 WIRED_BUFFER = 500
 WIRELESS_BUFFER = 50
