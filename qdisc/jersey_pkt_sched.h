@@ -91,6 +91,8 @@ enum {
 	TCA_VCRR_WINDOW,	/* u32, TSW window / CSFQ constant, us
 				 * (default: the interval) */
 	TCA_VCRR_NONECT,	/* u32, TC_JERSEY_NONECT_* */
+	TCA_VCRR_QREF,		/* u32, us: virtual queueing delay at which
+				 * p = 1 (default 1 s, the thesis's 8.36) */
 	__TCA_VCRR_MAX
 };
 #define TCA_VCRR_MAX (__TCA_VCRR_MAX - 1)

@@ -26,6 +26,10 @@
 #include "compat.h"
 #include "cw_core.h"
 #include "jersey_pkt_sched.h"
+#include "jq_skb.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace_cw.h"
 
 #define CW_DEFAULT_LIMIT	1000
 #define CW_DEFAULT_WEIGHT	13107	/* 0.2 * 65536 */
@@ -99,10 +103,18 @@ static int cw_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		      struct sk_buff **to_free)
 {
 	struct cw_sched_data *q = qdisc_priv(sch);
-	bool congested = cw_over(cw_arrival_measure(sch, q), q->p.thresh);
+	u32 qlen = cw_qlen(sch, q), len = qdisc_pkt_len(skb);
+	u64 measure = cw_arrival_measure(sch, q);
+	bool congested = cw_over(measure, q->p.thresh);
+	/* the codepoint before marking, only when someone is tracing */
+	u8 ecn = trace_cw_enqueue_enabled() ? jq_skb_ecn(skb) : 0;
+	u8 action = JQ_ENQUEUED;
+	int ret;
 
 	if (unlikely(sch->q.qlen >= q->p.limit)) {
 		q->tail_drops++;
+		trace_cw_enqueue(sch, qlen, measure, q->p.thresh, ecn,
+				 JQ_TAIL_DROP, len);
 		return qdisc_drop(skb, sch, to_free);
 	}
 	if (congested) {
@@ -110,13 +122,18 @@ static int cw_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		qdisc_qstats_overlimit(sch);
 		if (INET_ECN_set_ce(skb)) {
 			q->marked++;
+			action = JQ_MARKED;
 		} else if (q->p.nonect == TC_JERSEY_NONECT_DROP) {
 			q->nonect_drops++;
+			trace_cw_enqueue(sch, qlen, measure, q->p.thresh, ecn,
+					 JQ_NONECT_DROP, len);
 			qdisc_drop(skb, sch, to_free);
 			return NET_XMIT_CN;
 		}
 	}
-	return qdisc_enqueue_tail(skb, sch);
+	ret = qdisc_enqueue_tail(skb, sch);
+	trace_cw_enqueue(sch, qlen, measure, q->p.thresh, ecn, action, len);
+	return ret;
 }
 
 static struct sk_buff *cw_dequeue(struct Qdisc *sch)

@@ -4,12 +4,14 @@
  *		marking FIFO (TCP-Jersey thesis, section 8.6).
  *
  * A packet FIFO of `limit` packets (tail drop when full).  Every `interval`
- * the marking probability integrates the input's relative excess over the
- * virtual capacity vc = gamma * rate (8.36):
- *	p <- clamp(p + (arrived - vc * interval) / (vc * interval), 0, 1)
+ * the marking probability integrates the input's excess over the virtual
+ * capacity vc = gamma * rate (8.33-8.36):
+ *	p <- clamp(p + (arrived - vc * interval) / (vc * qref), 0, 1)
  * with "arrived" the bytes counted in the interval (figure 8.15), or the
  * input rate estimated by TSW (8.37) or CSFQ averaging (8.38) times the
- * interval.  Each ECT arrival is marked CE with probability p; non-ECT
+ * interval; p is the virtual queueing delay over qref (default 1 s: the
+ * thesis's p = virtual queue / vc; see vcrr_core.h).  Each ECT arrival
+ * is marked CE with probability p; non-ECT
  * packets pass, or are dropped with "nonect drop".  Interval ends are
  * evaluated lazily at enqueue and stats dump (see vcrr_core.h), so the
  * qdisc owns no timer.
@@ -27,11 +29,16 @@
 
 #include "compat.h"
 #include "jersey_pkt_sched.h"
+#include "jq_skb.h"
 #include "vcrr_core.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace_vcrr.h"
 
 #define VCRR_DEFAULT_LIMIT	1000
 #define VCRR_DEFAULT_GAMMA	62259	/* 0.95 * 65536 */
 #define VCRR_DEFAULT_INTERVAL	20000	/* us */
+#define VCRR_DEFAULT_QREF	1000000	/* us: p = virtual queue in seconds */
 
 struct vcrr_cfg {
 	u32	limit;		/* packets */
@@ -39,6 +46,7 @@ struct vcrr_cfg {
 	u32	gamma;		/* 1/65536 */
 	u32	interval;	/* us */
 	u32	window;		/* us, TSW window / CSFQ constant */
+	u32	qref;		/* us, virtual queueing delay at which p = 1 */
 	bool	window_set;	/* else window = interval */
 	u32	est;		/* TC_VCRR_EST_* */
 	u32	nonect;		/* TC_JERSEY_NONECT_* */
@@ -62,6 +70,7 @@ static const struct nla_policy vcrr_policy[TCA_VCRR_MAX + 1] = {
 	[TCA_VCRR_ESTIMATOR]	= { .type = NLA_U32 },
 	[TCA_VCRR_WINDOW]	= { .type = NLA_U32 },
 	[TCA_VCRR_NONECT]	= { .type = NLA_U32 },
+	[TCA_VCRR_QREF]		= { .type = NLA_U32 },
 };
 
 /* decide whether this arrival carries a congestion signal */
@@ -70,17 +79,30 @@ static bool vcrr_signal(const struct vcrr_sched_data *q)
 	return q->vs.p && vcrr_mark(q->vs.p, get_random_u32());
 }
 
+static void vcrr_trace(struct Qdisc *sch, const struct vcrr_sched_data *q,
+		       u32 qlen, u8 ecn, u8 action, u32 len)
+{
+	trace_vcrr_enqueue(sch, qlen, q->vs.p, q->vs.updates,
+			   q->vs.y_used >> VCRR_FRAC_SHIFT, ecn, action, len);
+}
+
 static int vcrr_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			struct sk_buff **to_free)
 {
 	struct vcrr_sched_data *q = qdisc_priv(sch);
+	u32 qlen = sch->q.qlen, len = qdisc_pkt_len(skb);
+	/* the codepoint before marking, only when someone is tracing */
+	u8 ecn = trace_vcrr_enqueue_enabled() ? jq_skb_ecn(skb) : 0;
+	u8 action = JQ_ENQUEUED;
 	u64 now = ktime_get_ns();
+	int ret;
 
 	vcrr_advance(&q->pp, &q->vs, now);
-	vcrr_arrival(&q->pp, &q->vs, now, qdisc_pkt_len(skb));
+	vcrr_arrival(&q->pp, &q->vs, now, len);
 
 	if (unlikely(sch->q.qlen >= q->cfg.limit)) {
 		q->tail_drops++;
+		vcrr_trace(sch, q, qlen, ecn, JQ_TAIL_DROP, len);
 		return qdisc_drop(skb, sch, to_free);
 	}
 	if (vcrr_signal(q)) {
@@ -88,13 +110,17 @@ static int vcrr_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		qdisc_qstats_overlimit(sch);
 		if (INET_ECN_set_ce(skb)) {
 			q->marked++;
+			action = JQ_MARKED;
 		} else if (q->cfg.nonect == TC_JERSEY_NONECT_DROP) {
 			q->nonect_drops++;
+			vcrr_trace(sch, q, qlen, ecn, JQ_NONECT_DROP, len);
 			qdisc_drop(skb, sch, to_free);
 			return NET_XMIT_CN;
 		}
 	}
-	return qdisc_enqueue_tail(skb, sch);
+	ret = qdisc_enqueue_tail(skb, sch);
+	vcrr_trace(sch, q, qlen, ecn, action, len);
+	return ret;
 }
 
 static void vcrr_reset(struct Qdisc *sch)
@@ -140,6 +166,11 @@ static int vcrr_validate(struct vcrr_cfg *c, struct nlattr **tb,
 				    "vcrr: window must be in (0, 60s]");
 		return -EINVAL;
 	}
+	if (!c->qref || c->qref > TC_JERSEY_INTERVAL_MAX_US) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_VCRR_QREF],
+				    "vcrr: qref must be in (0, 60s]");
+		return -EINVAL;
+	}
 	if (c->est >= __TC_VCRR_EST_MAX) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_VCRR_ESTIMATOR],
 				    "vcrr: unknown estimator (count, tsw or csfq)");
@@ -173,6 +204,8 @@ static int vcrr_parse(struct vcrr_cfg *c, struct nlattr **tb,
 		c->est = nla_get_u32(tb[TCA_VCRR_ESTIMATOR]);
 	if (tb[TCA_VCRR_NONECT])
 		c->nonect = nla_get_u32(tb[TCA_VCRR_NONECT]);
+	if (tb[TCA_VCRR_QREF])
+		c->qref = nla_get_u32(tb[TCA_VCRR_QREF]);
 	return vcrr_validate(c, tb, extack);
 }
 
@@ -180,7 +213,8 @@ static void vcrr_params_apply(struct vcrr_sched_data *q)
 {
 	vcrr_params_set(&q->pp, q->cfg.rate, q->cfg.gamma,
 			(u64)q->cfg.interval * NSEC_PER_USEC,
-			(u64)q->cfg.window * NSEC_PER_USEC, q->cfg.est);
+			(u64)q->cfg.window * NSEC_PER_USEC,
+			(u64)q->cfg.qref * NSEC_PER_USEC, q->cfg.est);
 }
 
 /* drop packets from the head until the queue fits a lowered limit */
@@ -248,6 +282,7 @@ static int vcrr_init(struct Qdisc *sch, struct nlattr *opt,
 		.gamma		= VCRR_DEFAULT_GAMMA,
 		.interval	= VCRR_DEFAULT_INTERVAL,
 		.window		= VCRR_DEFAULT_INTERVAL,
+		.qref		= VCRR_DEFAULT_QREF,
 		.est		= TC_VCRR_EST_COUNT,
 		.nonect		= TC_JERSEY_NONECT_PASS,
 	};
@@ -255,7 +290,8 @@ static int vcrr_init(struct Qdisc *sch, struct nlattr *opt,
 	/* placeholder parameters until change() validated a rate */
 	vcrr_params_set(&q->pp, 1, q->cfg.gamma,
 			(u64)q->cfg.interval * NSEC_PER_USEC,
-			(u64)q->cfg.window * NSEC_PER_USEC, q->cfg.est);
+			(u64)q->cfg.window * NSEC_PER_USEC,
+			(u64)q->cfg.qref * NSEC_PER_USEC, q->cfg.est);
 	vcrr_state_init(&q->vs, &q->pp, ktime_get_ns());
 	return vcrr_change(sch, opt, extack);
 }
@@ -275,7 +311,8 @@ static int vcrr_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_VCRR_INTERVAL, c->interval) ||
 	    nla_put_u32(skb, TCA_VCRR_ESTIMATOR, c->est) ||
 	    nla_put_u32(skb, TCA_VCRR_WINDOW, c->window) ||
-	    nla_put_u32(skb, TCA_VCRR_NONECT, c->nonect))
+	    nla_put_u32(skb, TCA_VCRR_NONECT, c->nonect) ||
+	    nla_put_u32(skb, TCA_VCRR_QREF, c->qref))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 

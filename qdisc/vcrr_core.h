@@ -4,14 +4,21 @@
  * (thesis 8.6, eq. 8.32-8.38, figure 8.15).
  *
  * Virtual capacity vc = gamma * rate.  At the end of every control interval
- * dt the marking probability integrates the relative excess of the input
- * over the virtual capacity (8.36):
+ * dt the marking probability integrates the excess of the input over the
+ * virtual capacity:
  *
- *	p <- clamp(p + (arrived - vc * dt) / (vc * dt), 0, 1)
+ *	p <- clamp(p + (arrived - vc * dt) / (vc * qref), 0, 1)
  *
  * where "arrived" is the byte counter of the interval (figure 8.15) or, with
  * an estimator, y * dt for the input rate y estimated by TSW (8.37) or CSFQ
- * exponential averaging (8.38).
+ * exponential averaging (8.38).  p is the virtual queue (8.33) divided by
+ * vc * qref: the virtual queueing delay in units of qref, which is the
+ * delay at which every packet is marked.  qref = 1 s is the thesis's own
+ * (8.34)-(8.36), p = b / vc (p in seconds of virtual queue); qref = dt gives
+ * SPEC.md's normalisation by vc * dt, whose gain is 1/dt times larger (50 x
+ * at 20 ms: one packet above the virtual capacity in an interval of a
+ * 2 Mb/s link raises p by 0.3, and the integrator, clamped at 0, settles far
+ * below vc; measured link utilisation 0.5).
  *
  * Units: times in ns; rates in bytes/s with 16 fractional bits ("q16");
  * gamma in 1/65536; p in 1/2^32 (VCRR_P_ONE = 1.0, stored in a u64 so that
@@ -43,6 +50,8 @@ enum vcrr_estimator {
 struct vcrr_params {
 	u64 vc;		/* virtual capacity, bytes/s, q16 */
 	u64 vc_dt;	/* bytes the virtual link drains per interval, q16 */
+	u64 ref;	/* vc * qref: virtual queue at which p = 1, q16 */
+	u64 empty;	/* what an interval without arrivals subtracts from p */
 	u64 interval;	/* ns */
 	u64 window;	/* TSW window T / CSFQ constant K, ns */
 	u32 est;	/* enum vcrr_estimator */
@@ -58,17 +67,23 @@ struct vcrr_state {
 	u64 updates;	/* intervals completed */
 };
 
+static inline s64 vcrr_excess(u64 x, u64 v, u64 ref);
+
 /*
  * rate in bytes/s (1 .. 2^40), gamma in 1/65536 (1 .. 1.5 * 65536),
- * interval and window in ns (1 us .. 60 s).
+ * interval, window and qref in ns (1 us .. 60 s).
  */
 static inline void vcrr_params_set(struct vcrr_params *pp, u64 rate, u32 gamma,
-				   u64 interval, u64 window, u32 est)
+				   u64 interval, u64 window, u64 qref, u32 est)
 {
 	pp->vc = rate * gamma;			/* <= 2^40 * 2^17 */
 	pp->vc_dt = jq_mul_div(pp->vc, interval, JQ_NSEC_PER_SEC);
 	if (!pp->vc_dt)
 		pp->vc_dt = 1;
+	pp->ref = jq_mul_div(pp->vc, qref, JQ_NSEC_PER_SEC);
+	if (!pp->ref)
+		pp->ref = 1;
+	pp->empty = (u64)-vcrr_excess(0, pp->vc_dt, pp->ref);
 	pp->interval = interval;
 	pp->window = window;
 	pp->est = est;
@@ -86,16 +101,16 @@ static inline void vcrr_state_init(struct vcrr_state *s,
 	s->updates = 0;
 }
 
-/* (x - v) / v in 1/2^32 units, clamped to [-1, 1]; v > 0 */
-static inline s64 vcrr_excess(u64 x, u64 v)
+/* (x - v) / ref in 1/2^32 units, clamped to [-1, 1]; ref > 0 */
+static inline s64 vcrr_excess(u64 x, u64 v, u64 ref)
 {
 	bool neg = x < v;
 	u64 d = neg ? v - x : x - v;
 	u64 r;
 
-	if (d >= v)
+	if (d >= ref)
 		return neg ? -(s64)VCRR_P_ONE : (s64)VCRR_P_ONE;
-	r = jq_mul_div(d, VCRR_P_ONE, v);	/* < 2^32 as d < v */
+	r = jq_mul_div(d, VCRR_P_ONE, ref);	/* < 2^32 as d < ref */
 	return neg ? -(s64)r : (s64)r;
 }
 
@@ -202,7 +217,7 @@ static inline void vcrr_close_interval(const struct vcrr_params *pp,
 	if (pp->est == VCRR_EST_COUNT) {
 		u64 x = jq_shl16_sat(s->arrived);
 
-		delta = vcrr_excess(x, pp->vc_dt);
+		delta = vcrr_excess(x, pp->vc_dt, pp->ref);
 		s->y_used = jq_mul_div(x, JQ_NSEC_PER_SEC, pp->interval);
 	} else {
 		/*
@@ -215,7 +230,10 @@ static inline void vcrr_close_interval(const struct vcrr_params *pp,
 			s->y_used = s->y;
 		else
 			s->y_used = vcrr_rate_at(pp, s, s->next);
-		delta = vcrr_excess(s->y_used, pp->vc);
+		/* y dt against vc dt, as the counter */
+		delta = vcrr_excess(jq_mul_div(s->y_used, pp->interval,
+					       JQ_NSEC_PER_SEC),
+				    pp->vc_dt, pp->ref);
 	}
 	s->p = vcrr_p_add(s->p, delta);
 	s->arrived = 0;
@@ -223,7 +241,12 @@ static inline void vcrr_close_interval(const struct vcrr_params *pp,
 	s->updates++;
 }
 
-/* Perform every interval end up to now (lazily, before the next event). */
+/*
+ * Perform every interval end up to now (lazily, before the next event).
+ * Intervals without arrivals each subtract pp->empty (counter), or use the
+ * decayed estimate (TSW, CSFQ) for up to VCRR_MAX_CATCHUP intervals, after
+ * which the estimate is taken as 0 and they subtract pp->empty too.
+ */
 static inline void vcrr_advance(const struct vcrr_params *pp,
 				struct vcrr_state *s, u64 now)
 {
@@ -232,14 +255,18 @@ static inline void vcrr_advance(const struct vcrr_params *pp,
 
 	for (n = 0; n < VCRR_MAX_CATCHUP && now >= s->next; n++) {
 		vcrr_close_interval(pp, s);
-		/* an empty counted interval subtracts 1: p is 0 from here on */
-		if (pp->est == VCRR_EST_COUNT && now >= s->next)
+		/* the counter's later intervals are empty: closed form below */
+		if (pp->est == VCRR_EST_COUNT)
 			break;
 	}
 	if (now < s->next)
 		return;
 	missed = div64_u64(now - s->next, pp->interval) + 1;
-	s->p = 0;
+	/* p -= missed * empty, clamped at 0; missed * empty <= p <= 2^32 */
+	if (!pp->empty || missed <= div64_u64(s->p, pp->empty))
+		s->p -= missed * pp->empty;
+	else
+		s->p = 0;
 	s->y_used = 0;
 	s->next += missed * pp->interval;
 	s->updates += missed;

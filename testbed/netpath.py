@@ -343,6 +343,11 @@ class Path:
                     f"route add 10.{self.id}.{link.index}.0/24 via {self.addr(via, hop)}"
                 )
 
+    def netns_inodes(self) -> dict[str, int]:
+        """Inode of every namespace of the path (qdisc tracepoints print it as netns=)."""
+        names = [self.ns(n) for n in self.nodes] + [self.air(link) for link in self.links]
+        return {name: os.stat(f"/run/netns/{name}").st_ino for name in names}
+
     def destroy(self) -> None:
         if not self._built:
             return

@@ -61,6 +61,9 @@ class Tracer:
         if not (self.root / "trace").exists():
             raise RuntimeError(f"tracefs not mounted at {self.root}")
         self._write("tracing_on", "0")
+        # one clock for all CPUs: events of a qdisc (serialised by its lock)
+        # may be recorded on either CPU and must come out in their order
+        self._write("trace_clock", "global")
         self._write("buffer_size_kb", str(self.buffer_kb))
         self._write("trace", "")
         for e in self.events:

@@ -68,22 +68,24 @@ def run_trial(trial: Trial) -> dict[str, Any]:
     phases: dict[str, float] = {}
     with Path(trial.links, trial.sysctls) as path:
         phases["setup_s"] = time.time() - t0
-        senders = sorted({f.src for f in trial.flows})
-        before = {n: path.nstat(n) for n in senders}
+        inodes = path.netns_inodes()
+        ends = sorted({f.src for f in trial.flows} | {f.dst for f in trial.flows})
+        before = {n: path.nstat(n) for n in ends}
         t1 = time.time()
         flows = run_flows(path, trial.flows)
         phases["flows_s"] = time.time() - t1
-        after = {n: path.nstat(n) for n in senders}
+        after = {n: path.nstat(n) for n in ends}
         links = link_ground_truth(path, trial)
     return {
         "name": trial.name,
         "path_id": path.id,
+        "netns_inodes": inodes,
         "params": trial.params,
         "links_config": [link.to_json() for link in trial.links],
         "sysctls": trial.sysctls,
         "flows": flows,
         "links": links,
-        "nstat": {n: counters_delta(before[n], after[n]) for n in senders},
+        "nstat": {n: counters_delta(before[n], after[n]) for n in ends},
         "kernel": platform.release(),
         "started": t0,
         "wall_s": time.time() - t0,
@@ -106,11 +108,19 @@ def run_trials(trials: list[Trial], parallel: int | None = None) -> list[dict[st
         recorded = tracer.read()
         for trial, result in zip(trials, results, strict=True):
             if trial.trace_events:
-                prefix = f"10.{result['path_id']}."
-                result["trace"] = [
-                    e for e in recorded if host_of(str(e.get("src", ""))).startswith(prefix)
-                ]
+                result["trace"] = [e for e in recorded if belongs(e, result)]
     return results
+
+
+def belongs(event: dict[str, Any], result: dict[str, Any]) -> bool:
+    """Is a trace event one of this trial's?
+
+    Socket events carry their address (each path has 10.<path id>.0.0/16),
+    qdisc events the inode of their network namespace.
+    """
+    if "netns" in event:
+        return event["netns"] in result.get("netns_inodes", {}).values()
+    return host_of(str(event.get("src", ""))).startswith(f"10.{result['path_id']}.")
 
 
 def environment() -> dict[str, Any]:

@@ -92,18 +92,21 @@ expect_err "vcrr: rate must be in (0, 2^40] bytes/s" qdisc add dev d0 root vcrr 
 expect_err "vcrr: gamma must be in (0, 1.5]" qdisc add dev d0 root vcrr rate 5mbit gamma 0
 expect_err "vcrr: gamma must be in (0, 1.5]" qdisc add dev d0 root vcrr rate 5mbit gamma 1.6
 expect_err "vcrr: interval must be in (0, 60s]" qdisc add dev d0 root vcrr rate 5mbit interval 0
+expect_err "vcrr: qref must be in (0, 60s]" qdisc add dev d0 root vcrr rate 5mbit qref 0
+expect_err "vcrr: qref must be in (0, 60s]" qdisc add dev d0 root vcrr rate 5mbit qref 61s
+expect_err 'Illegal "qref"' qdisc add dev d0 root vcrr rate 5mbit qref soon
 expect_err "vcrr: limit must be at least 1 packet" qdisc add dev d0 root vcrr rate 5mbit limit 0
 expect_err 'Illegal "estimator"' qdisc add dev d0 root vcrr rate 5mbit estimator foo
 expect_err 'Illegal "rate"' qdisc add dev d0 root vcrr rate fast
 expect_ok qdisc add dev d0 root vcrr rate 5mbit
-check "vcrr defaults shown" shows d0 "limit 1000p rate 5Mbit gamma 0.95 interval 20ms estimator count window 20ms nonect pass"
-expect_ok qdisc change dev d0 root vcrr gamma 0.9 interval 40ms estimator csfq window 100ms limit 200 nonect drop
-check "vcrr change shown" shows d0 "limit 200p rate 5Mbit gamma 0.9 interval 40ms estimator csfq window 100ms nonect drop"
+check "vcrr defaults shown" shows d0 "limit 1000p rate 5Mbit gamma 0.95 interval 20ms estimator count window 20ms qref 1s nonect pass"
+expect_ok qdisc change dev d0 root vcrr gamma 0.9 interval 40ms estimator csfq window 100ms qref 40ms limit 200 nonect drop
+check "vcrr change shown" shows d0 "limit 200p rate 5Mbit gamma 0.9 interval 40ms estimator csfq window 100ms qref 40ms nonect drop"
 out=$("$TC" -j qdisc show dev d0)
 check "vcrr json" $PY -c "
 import json,sys
 o=json.loads(sys.argv[1])[0]['options']
-assert o=={'limit':200,'rate':625000,'gamma':0.9,'interval':40000,'estimator':'csfq','window':100000,'nonect':'drop'}, o" "$out"
+assert o=={'limit':200,'rate':625000,'gamma':0.9,'interval':40000,'estimator':'csfq','window':100000,'qref':40000,'nonect':'drop'}, o" "$out"
 check "vcrr xstats shown" sh -c "'$TC' -s qdisc show dev d0 | grep -q 'prob 0.000000'"
 expect_err "vcrr: rate must be in (0, 2^40] bytes/s" qdisc change dev d0 root vcrr rate 0
 expect_ok qdisc change dev d0 root vcrr rate 100gbit
@@ -174,7 +177,7 @@ udp 10.9.0.2 --tos 2
 check "vcrr marks IPv4, p rose" jq_ns a va vcrr "q['marked'] > 50 and q['updates'] > 50 and q['vc'] == 237499"
 udp fd09::2 --tos 2
 check "vcrr marks IPv6" jq_ns a va vcrr "q['marked'] > 150"
-sleep 0.1
+sleep 1.2	# p drains by interval / qref = 0.02 per idle interval
 check "vcrr p falls to 0 when idle" jq_ns a va vcrr "q['prob'] == 0"
 for e in tsw csfq; do
 	child vcrr rate 2mbit estimator $e

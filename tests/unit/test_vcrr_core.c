@@ -71,7 +71,8 @@ static void virtual_capacity_per_interval(void)
 	struct vcrr_params pp;
 
 	/* 10 Mbit/s, gamma 0.95, 20 ms: 23750 bytes per interval */
-	vcrr_params_set(&pp, 1250000, G095, 20 * MS, 20 * MS, VCRR_EST_COUNT);
+	vcrr_params_set(&pp, 1250000, G095, 20 * MS, 20 * MS, 20 * MS,
+			VCRR_EST_COUNT);
 	CHECK_NEAR(q16_d(pp.vc), 1250000 * GAMMA(G095), 1e-12);
 	CHECK_NEAR(q16_d(pp.vc_dt), 23750, 1e-5);
 }
@@ -94,7 +95,8 @@ static void vc_dt_no_overflow_over_ranges(void)
 					ivs[j] / 1e9;	/* q16 bytes */
 
 				vcrr_params_set(&pp, rates[i], gammas[k],
-						ivs[j], ivs[j], VCRR_EST_COUNT);
+						ivs[j], ivs[j], ivs[j],
+						VCRR_EST_COUNT);
 				CHECK(pp.vc_dt >= 1);
 				/* exact, rounded down (but at least 1) */
 				CHECK((double)pp.vc_dt <= want + 1e-9 * want ||
@@ -135,7 +137,8 @@ static void integrator_rises_and_falls(void)
 	u64 now = 7 * SEC;
 	int k;
 
-	vcrr_params_set(&pp, 1250000, G095, 20 * MS, 20 * MS, VCRR_EST_COUNT);
+	vcrr_params_set(&pp, 1250000, G095, 20 * MS, 20 * MS, 20 * MS,
+			VCRR_EST_COUNT);
 	vcrr_state_init(&s, &pp, now);
 	/* 10% overload: p = 0.1 k after k intervals */
 	for (k = 1; k <= 9; k++) {
@@ -165,15 +168,85 @@ static void integrator_rises_and_falls(void)
 	CHECK_CMP(s.p, ==, 0);
 }
 
+/*
+ * The thesis's gain (8.36), qref = 1 s: p is the virtual queue in seconds.
+ * 10 Mbit/s, gamma 0.95, 20 ms: 10% overload adds 0.1 * 20 ms = 0.002 per
+ * interval, so p = 0.1 after 50 intervals (a virtual queue of 0.1 s).
+ */
+static void thesis_gain_p_is_virtual_delay(void)
+{
+	struct vcrr_params pp;
+	struct vcrr_state s;
+	u64 now = 3 * SEC;
+
+	vcrr_params_set(&pp, 1250000, G095, 20 * MS, 20 * MS, SEC,
+			VCRR_EST_COUNT);
+	CHECK_NEAR(q16_d(pp.ref), 1250000 * GAMMA(G095), 1e-9);
+	CHECK_NEAR(p_d(pp.empty), 0.02, 1e-6);
+	vcrr_state_init(&s, &pp, now);
+	run_intervals(&pp, &s, &now, 1.1, 1);
+	CHECK_NEAR(p_d(s.p), 0.002, 1e-4);
+	run_intervals(&pp, &s, &now, 1.1, 49);
+	CHECK_NEAR(p_d(s.p), 0.1, 1e-3);
+	/* one packet of 1500 bytes above the 23750 of an interval */
+	s.p = 0;
+	s.arrived = 23750 + 1500;
+	vcrr_advance(&pp, &s, s.next);
+	CHECK_NEAR(p_d(s.p), 1500 / (1250000 * GAMMA(G095)), 1e-4);
+	/* at the virtual capacity p holds; below it p drains */
+	s.p = VCRR_P_ONE / 10;
+	run_intervals(&pp, &s, &now, 1.0, 10);
+	CHECK_NEAR(p_d(s.p), 0.1, 1e-4);
+	run_intervals(&pp, &s, &now, 0.5, 4);
+	CHECK_NEAR(p_d(s.p), 0.1 - 4 * 0.5 * 0.02, 1e-4);
+}
+
+/* idle intervals drain p by interval / qref each, in closed form */
+static void thesis_gain_idle_drain(void)
+{
+	struct vcrr_params pp;
+	struct vcrr_state s;
+	u64 now = SEC;
+
+	vcrr_params_set(&pp, 1250000, G095, 20 * MS, 20 * MS, SEC,
+			VCRR_EST_COUNT);
+	vcrr_state_init(&s, &pp, now);
+	s.p = VCRR_P_ONE / 2;
+	s.arrived = (u64)(q16_d(pp.vc_dt));	/* exactly vc dt: no change */
+	/* silence: the interval ending at next, then 4 more empty ones */
+	vcrr_advance(&pp, &s, s.next + 4 * pp.interval + MS);
+	CHECK_CMP(s.updates, ==, 5);
+	CHECK_NEAR(p_d(s.p), 0.5 - 4 * 0.02, 1e-5);
+	/* 10 s of silence takes it to 0, on the interval grid */
+	now = s.next + 10 * SEC - 3 * MS;
+	vcrr_advance(&pp, &s, now);
+	CHECK_CMP(s.p, ==, 0);
+	CHECK_CMP(s.next - now, ==, 3 * MS);
+	/* the same with an estimator: decayed estimates, then closed form */
+	vcrr_params_set(&pp, 1250000, G095, 20 * MS, 20 * MS, SEC,
+			VCRR_EST_CSFQ);
+	vcrr_state_init(&s, &pp, SEC);
+	s.p = VCRR_P_ONE / 2;
+	vcrr_advance(&pp, &s, SEC + 200 * SEC);
+	CHECK_CMP(s.p, ==, 0);
+	s.p = VCRR_P_ONE / 2;
+	vcrr_advance(&pp, &s, s.next + 99 * pp.interval);	/* 100 empty */
+	CHECK_CMP(s.p, ==, 0);	/* 100 * 0.02 > 0.5: clamped */
+}
+
 static void p_clamps_and_excess_saturates(void)
 {
-	CHECK_CMP(vcrr_excess(0, 1000), ==, -(s64)VCRR_P_ONE);
-	CHECK_CMP(vcrr_excess(2000, 1000), ==, (s64)VCRR_P_ONE);
-	CHECK_CMP(vcrr_excess(~0ULL, 1000), ==, (s64)VCRR_P_ONE);
-	CHECK_CMP(vcrr_excess(1500, 1000), ==, (s64)VCRR_P_ONE / 2);
-	CHECK_CMP(vcrr_excess(750, 1000), ==, -(s64)VCRR_P_ONE / 4);
-	CHECK_NEAR((double)vcrr_excess((1ULL << 57) / 10 * 11, 1ULL << 57),
-		   0.1 * VCRR_P_ONE, 1e-8);
+	CHECK_CMP(vcrr_excess(0, 1000, 1000), ==, -(s64)VCRR_P_ONE);
+	CHECK_CMP(vcrr_excess(2000, 1000, 1000), ==, (s64)VCRR_P_ONE);
+	CHECK_CMP(vcrr_excess(~0ULL, 1000, 1000), ==, (s64)VCRR_P_ONE);
+	CHECK_CMP(vcrr_excess(1500, 1000, 1000), ==, (s64)VCRR_P_ONE / 2);
+	CHECK_CMP(vcrr_excess(750, 1000, 1000), ==, -(s64)VCRR_P_ONE / 4);
+	CHECK_NEAR((double)vcrr_excess((1ULL << 57) / 10 * 11, 1ULL << 57,
+				       1ULL << 57), 0.1 * VCRR_P_ONE, 1e-8);
+	/* relative to a reference 50 times the virtual link's interval */
+	CHECK_CMP(vcrr_excess(1500, 1000, 50000), ==, (s64)VCRR_P_ONE / 100);
+	CHECK_CMP(vcrr_excess(0, 1000, 50000), ==, -(s64)VCRR_P_ONE / 50);
+	CHECK_CMP(vcrr_excess(100000, 1000, 50000), ==, (s64)VCRR_P_ONE);
 	CHECK_CMP(vcrr_p_add(0, -5), ==, 0);
 	CHECK_CMP(vcrr_p_add(VCRR_P_ONE, 5), ==, VCRR_P_ONE);
 	CHECK_CMP(vcrr_p_add(VCRR_P_ONE, -(s64)VCRR_P_ONE), ==, 0);
@@ -204,7 +277,8 @@ static void idle_intervals_reset_p(void)
 	struct vcrr_state s;
 	u64 now = SEC;
 
-	vcrr_params_set(&pp, 1250000, G095, 20 * MS, 20 * MS, VCRR_EST_COUNT);
+	vcrr_params_set(&pp, 1250000, G095, 20 * MS, 20 * MS, 20 * MS,
+			VCRR_EST_COUNT);
 	vcrr_state_init(&s, &pp, now);
 	s.p = VCRR_P_ONE / 2;
 	s.arrived = 100000;	/* a lot, then silence for 10 s */
@@ -248,7 +322,7 @@ static double estimate(u32 est, u64 rate, u32 pkt, u64 win, u64 dur,
 	u64 now = start, t;
 	double gap = (double)pkt * 1e9 / (double)rate, acc = 0;
 
-	vcrr_params_set(&pp, rate, 65536, win, win, est);
+	vcrr_params_set(&pp, rate, 65536, win, win, win, est);
 	vcrr_state_init(&s, &pp, now);
 	for (t = 0; t < dur;) {
 		acc += gap;
@@ -296,7 +370,8 @@ static void estimators_decay_when_idle(void)
 	struct vcrr_params pp;
 	struct vcrr_state s;
 
-	vcrr_params_set(&pp, 1250000, 65536, 20 * MS, 20 * MS, VCRR_EST_TSW);
+	vcrr_params_set(&pp, 1250000, 65536, 20 * MS, 20 * MS, 20 * MS,
+			VCRR_EST_TSW);
 	vcrr_state_init(&s, &pp, 0);
 	s.y = 1000000ULL << 16;
 	s.last = 0;
@@ -320,7 +395,8 @@ static void estimator_drives_p(void)
 		double gap = 1500 * 1e9 / (1.1 * vc);	/* 10% above vc */
 		int k;
 
-		vcrr_params_set(&pp, 1250000, G095, 20 * MS, 20 * MS, ests[e]);
+		vcrr_params_set(&pp, 1250000, G095, 20 * MS, 20 * MS, 20 * MS,
+				ests[e]);
 		vcrr_state_init(&s, &pp, now);
 		for (k = 0; now < t0 + 300 * MS; k++) {
 			now = t0 + (u64)(k * gap);
@@ -351,6 +427,8 @@ int main(void)
 	RUN(virtual_capacity_per_interval);
 	RUN(vc_dt_no_overflow_over_ranges);
 	RUN(integrator_rises_and_falls);
+	RUN(thesis_gain_p_is_virtual_delay);
+	RUN(thesis_gain_idle_drain);
 	RUN(p_clamps_and_excess_saturates);
 	RUN(p_to_random_threshold);
 	RUN(idle_intervals_reset_p);
