@@ -140,7 +140,8 @@ def machine_lock(enabled: bool) -> Iterator[None]:
     """One VM (or --host run) at a time on this machine.
 
     Under TCG two guests share the host's cores, which slows both and
-    distorts what they measure; later invocations wait for the lock.
+    distorts what they measure; later invocations wait for the lock
+    (``--no-lock`` or ``JERSEY_VM_LOCK=none`` opt out).
     """
     if not enabled:
         yield
@@ -180,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     if os.geteuid() != 0:
         raise SystemExit("vm: must run as root")
 
-    with machine_lock(not args.no_lock):
+    with machine_lock(not args.no_lock and os.environ.get("JERSEY_VM_LOCK") != "none"):
         return run(args, cmd)
 
 
