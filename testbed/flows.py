@@ -24,6 +24,8 @@ class Flow:
     duration_s: float = 20
     start_s: float = 0
     label: str = ""
+    # TCP maximum segment size to request (iperf3 -M), None: the path's
+    mss: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -33,6 +35,7 @@ class Flow:
             "duration_s": self.duration_s,
             "start_s": self.start_s,
             "label": self.label,
+            "mss": self.mss,
         }
 
 
@@ -98,6 +101,8 @@ def run_flows(path: Path, flows: list[Flow]) -> list[dict[str, Any]]:
         argv = [IP, "netns", "exec", path.ns(flow.src), "iperf3", "-J",
                 "-c", path.ip_of(flow.dst), "-p", str(BASE_PORT + i),
                 "-t", f"{flow.duration_s:g}", "-C", flow.cc]  # fmt: skip
+        if flow.mss:
+            argv += ["-M", str(flow.mss)]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=flow.duration_s + 60)
         try:
             report = json.loads(proc.stdout)
