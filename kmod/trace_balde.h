@@ -109,7 +109,7 @@ TRACE_EVENT(balde_loss,
 		__entry->n_ss_exits = n->ss_exits;
 	),
 
-	TP_printk("src=%pISpc dest=%pISpc snd_una=%u una_tx=%llu now=%llu event=%s cause=%s cwnd=%u->%u ssthresh=%u ebw=%u ocwnd=%u v_milli=%u rtt=%u rtt_min=%u wireless=%u congestion=%u rto=%u ss_exits=%u",
+	TP_printk("src=%pISpc dest=%pISpc snd_una=%u una_tx=%llu now=%llu kind=%s cause=%s cwnd=%u->%u ssthresh=%u ebw=%u ocwnd=%u v_milli=%u rtt=%u rtt_min=%u wireless=%u congestion=%u rto=%u ss_exits=%u",
 		  __entry->saddr, __entry->daddr, __entry->snd_una,
 		  __entry->una_tx, __entry->now,
 		  show_balde_event(__entry->ev),

@@ -96,7 +96,7 @@ TRACE_EVENT(diffc_loss,
 		__entry->n_rto = n->rto;
 	),
 
-	TP_printk("src=%pISpc dest=%pISpc snd_una=%u una_tx=%llu now=%llu event=%s action=%s ece=%u ecn=%u cwnd=%u->%u ssthresh=%u held=%u halved=%u rto=%u",
+	TP_printk("src=%pISpc dest=%pISpc snd_una=%u una_tx=%llu now=%llu kind=%s action=%s ece=%u ecn=%u cwnd=%u->%u ssthresh=%u held=%u halved=%u rto=%u",
 		  __entry->saddr, __entry->daddr, __entry->snd_una,
 		  __entry->una_tx, __entry->now,
 		  show_diffc_event(__entry->ev),

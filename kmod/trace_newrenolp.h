@@ -106,7 +106,7 @@ TRACE_EVENT(newrenolp_loss,
 		__entry->n_ecn = n->ecn;
 	),
 
-	TP_printk("src=%pISpc dest=%pISpc snd_una=%u una_tx=%llu now=%llu event=%s cause=%s cwnd=%u->%u ssthresh=%u flight=%u v_milli=%u rtt=%u rtt_min=%u wireless=%u congestion=%u rto=%u ecn=%u",
+	TP_printk("src=%pISpc dest=%pISpc snd_una=%u una_tx=%llu now=%llu kind=%s cause=%s cwnd=%u->%u ssthresh=%u flight=%u v_milli=%u rtt=%u rtt_min=%u wireless=%u congestion=%u rto=%u ecn=%u",
 		  __entry->saddr, __entry->daddr, __entry->snd_una,
 		  __entry->una_tx, __entry->now,
 		  show_nrlp_event(__entry->ev),
