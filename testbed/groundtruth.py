@@ -354,7 +354,7 @@ class Capture:
                 f = os.path.join(tmp, f"p{i}.pcap")
                 argv = [IP, "netns", "exec", p.ns, "tcpdump", "-i", p.dev,
                         "-Q", p.direction, "-s", str(self.snaplen), "-B", "8192",
-                        "-n", "-U", "-w", f, filt]  # fmt: skip
+                        "-Z", "root", "-n", "-U", "-w", f, filt]  # fmt: skip
                 procs.append((subprocess.Popen(argv, stderr=subprocess.PIPE, text=True), f))
             try:
                 for proc, _ in procs:
@@ -375,7 +375,9 @@ class Capture:
                     stats.append(_tcpdump_stats(err))
                 doc["capture_stats"] = stats
                 captured = []
-                for _, f in procs:
+                for (_, f), st in zip(procs, stats, strict=True):
+                    if not os.path.exists(f):
+                        raise RuntimeError(f"tcpdump wrote no {f}: {st}")
                     with open(f, "rb") as fh:
                         captured.append(parse_pcap(fh.read()))
                 per_port: dict[str, list[list[Any]]] = {}
@@ -405,8 +407,10 @@ def _wait_listening(proc: subprocess.Popen[str], timeout: float = 10.0) -> None:
     raise RuntimeError(f"tcpdump not listening after {timeout} s: {buf.strip()}")
 
 
-def _tcpdump_stats(err: str) -> dict[str, int]:
-    out = {}
+def _tcpdump_stats(err: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if "rror" in err:
+        out["error"] = err.strip()[-500:]
     for key, pat in (
         ("captured", r"(\d+) packets? captured"),
         ("received", r"(\d+) packets? received by filter"),
