@@ -11,8 +11,10 @@
    1 %, with the loss tracepoints and, 5 s into each flow, ``ss -tin``;
 3. ``testbed.modcycle`` for each module: rmmod refused while a connection
    uses it, load/unload cycles under traffic, clean kernel log;
-4. with the default ``needs_ecn=Y`` (left by modcycle), a diffc connection
-   to a receiver whose listener does not need ECN continues as diffc-noecn.
+   (diffc with ``needs_ecn=0``: with the default, a loopback peer declines
+   ECN and the socket continues as diffc-noecn);
+4. with the default ``needs_ecn=Y``, a diffc connection to a receiver whose
+   listener does not need ECN continues as diffc-noecn.
 
 Writes everything as JSON; the test file asserts on it.
 """
@@ -112,9 +114,10 @@ def trials(duration: float) -> list[Trial]:
 
 def modcycle(module: str, cc: str, cycles: int, out: Path) -> dict[str, Any]:
     f = out.with_name(f"{out.stem}-modcycle-{cc}.json")
+    params = ["--param", "needs_ecn=0"] if cc == "diffc" else []
     proc = subprocess.run(
         [sys.executable, "-m", "testbed.modcycle", "--out", str(f), "--module", module,
-         "--cc", cc, "--cycles", str(cycles)],
+         "--cc", cc, "--cycles", str(cycles), *params],
         capture_output=True, text=True,
     )  # fmt: skip
     doc = json.loads(f.read_text()) if f.exists() else {}
@@ -141,8 +144,7 @@ def main() -> int:
         for link in r["links"]:
             link.pop("queue_stats", None)
     doc["modcycle"] = {cc: modcycle(mod, cc, args.cycles, out) for cc, mod in CCS.items()}
-    # modcycle leaves the modules loaded with default parameters: needs_ecn=Y
-    doc["params_after_modcycle"] = modules.params("tcp_diffc")
+    doc["params_needs_ecn"] = modules.load("tcp_diffc", needs_ecn=1)
     [noecn] = run_trials([Trial("diffc_needs_ecn_declined", ecn_gateway_path(None),
                                 [Flow("src", "rcv", "diffc", 5)], sysctls=ECN)])  # fmt: skip
     doc["trials"][noecn["name"]] = noecn
