@@ -41,6 +41,7 @@ import signal
 import struct
 import subprocess
 import tempfile
+import threading
 import time
 from collections import deque
 from collections.abc import Iterator
@@ -55,6 +56,7 @@ SNAPLEN = 96
 # a decision's transmission may be seen at the first point this much before
 # the kernel's transmit timestamp (clock granularity, offset measurement)
 TX_SLACK_S = 0.002
+STOP_WAIT_S = 1.5
 
 
 @dataclass(frozen=True)
@@ -349,62 +351,72 @@ class Capture:
             "points": [p.__dict__ for p in points],
         }
         with tempfile.TemporaryDirectory(prefix="jgt") as tmp:
-            procs = []
-            for i, p in enumerate(points):
-                f = os.path.join(tmp, f"p{i}.pcap")
-                argv = [IP, "netns", "exec", p.ns, "tcpdump", "-i", p.dev,
-                        "-Q", p.direction, "-s", str(self.snaplen), "-B", "8192",
-                        "-Z", "root", "-n", "-U", "-w", f, filt]  # fmt: skip
-                procs.append((subprocess.Popen(argv, stderr=subprocess.PIPE, text=True), f))
+            dumps = [
+                Tcpdump(p.ns, p.dev, p.direction, os.path.join(tmp, f"p{i}.pcap"), filt,
+                        self.snaplen)
+                for i, p in enumerate(points)
+            ]  # fmt: skip
             try:
-                for proc, _ in procs:
-                    _wait_listening(proc)
+                for d in dumps:
+                    d.wait_ready()
                 doc["offset"] = time.time() - time.monotonic()
                 yield doc
             finally:
-                time.sleep(0.2)
-                stats = []
-                for proc, _ in procs:
-                    proc.send_signal(signal.SIGINT)
-                for proc, _ in procs:
-                    try:
-                        _, err = proc.communicate(timeout=20)
-                    except subprocess.TimeoutExpired:
-                        proc.kill()
-                        _, err = proc.communicate()
-                    stats.append(_tcpdump_stats(err))
-                doc["capture_stats"] = stats
-                captured = []
-                for (_, f), st in zip(procs, stats, strict=True):
-                    if not os.path.exists(f):
-                        raise RuntimeError(f"tcpdump wrote no {f}: {st}")
-                    with open(f, "rb") as fh:
-                        captured.append(parse_pcap(fh.read()))
-                per_port: dict[str, list[list[Any]]] = {}
-                for seg, fate in fates([p.before for p in points], captured):
-                    per_port.setdefault(str(seg.sport), []).append(
-                        [seg.t, seg.seq, seg.length, fate]
-                    )
-                doc["transmissions"] = per_port
-                doc["fate_counts"] = _fate_counts(per_port)
+                # libpcap hands packets over in ring blocks retired after
+                # tcpdump's 1 s timeout; SIGINT before that loses them
+                time.sleep(STOP_WAIT_S)
+                doc["capture_stats"] = [d.stop() for d in dumps]
+            captured = [parse_pcap(d.read()) for d in dumps]
+            per_port: dict[str, list[list[Any]]] = {}
+            for seg, fate in fates([p.before for p in points], captured):
+                per_port.setdefault(str(seg.sport), []).append([seg.t, seg.seq, seg.length, fate])
+            doc["transmissions"] = per_port
+            doc["fate_counts"] = _fate_counts(per_port)
 
 
-def _wait_listening(proc: subprocess.Popen[str], timeout: float = 10.0) -> None:
-    """tcpdump says "listening on ..." once its filter is attached."""
-    assert proc.stderr is not None
-    deadline = time.monotonic() + timeout
-    os.set_blocking(proc.stderr.fileno(), False)
-    buf = ""
-    while time.monotonic() < deadline:
-        chunk = proc.stderr.read() or ""
-        buf += chunk
-        if "listening on" in buf:
-            os.set_blocking(proc.stderr.fileno(), True)
-            return
-        if proc.poll() is not None:
-            raise RuntimeError(f"tcpdump exited: {buf.strip()}")
-        time.sleep(0.02)
-    raise RuntimeError(f"tcpdump not listening after {timeout} s: {buf.strip()}")
+class Tcpdump:
+    """``tcpdump -w FILE`` in a namespace, headers only; its stderr read by a thread."""
+
+    def __init__(self, ns: str, dev: str, direction: str, file: str, filt: str, snaplen: int):
+        self.file = file
+        argv = [IP, "netns", "exec", ns, "tcpdump", "-i", dev, "-Q", direction,
+                "-s", str(snaplen), "-B", "8192", "-Z", "root", "-n", "-U", "-w", file,
+                filt]  # fmt: skip
+        self.proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+        self.lines: list[str] = []
+        self.ready = threading.Event()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.lines.append(line)
+            if "listening on" in line:
+                self.ready.set()
+        self.ready.set()  # exited: wait_ready() reports it
+
+    def wait_ready(self, timeout: float = 10.0) -> None:
+        if not self.ready.wait(timeout) or self.proc.poll() is not None:
+            raise RuntimeError(f"tcpdump not capturing: {''.join(self.lines).strip()}")
+
+    def stop(self) -> dict[str, Any]:
+        """Stop (SIGINT flushes the file) and return tcpdump's packet counts."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.reader.join(timeout=5)
+        return _tcpdump_stats("".join(self.lines))
+
+    def read(self) -> bytes:
+        if not os.path.exists(self.file):
+            raise RuntimeError(f"tcpdump wrote no {self.file}: {''.join(self.lines).strip()}")
+        with open(self.file, "rb") as fh:
+            return fh.read()
 
 
 def _tcpdump_stats(err: str) -> dict[str, Any]:
