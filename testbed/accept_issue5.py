@@ -268,6 +268,18 @@ PARTS = {
 }
 
 
+def select(trials: list[Trial], args: argparse.Namespace) -> list[Trial]:
+    """Runs first_run .. first_run + runs - 1, and only names containing a --only string."""
+    out = []
+    for t in trials:
+        run = int(t.name.rsplit("-", 1)[1]) + args.first_run
+        t.name = f"{t.name.rsplit('-', 1)[0]}-{run}"
+        t.params["run"] = run
+        if not args.only or any(s in t.name for s in args.only):
+            out.append(t)
+    return out
+
+
 def main_run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     doc: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
@@ -281,12 +293,13 @@ def main_run(args: argparse.Namespace) -> int:
     parallel = 0
     for part in args.part:
         fn, dur, par = PARTS[part]
-        trials += fn(args.runs, args.duration or dur)
+        trials += select(fn(args.runs, args.duration or dur), args)
         parallel = max(parallel, par)
     res = run_part(trials, args.parallel or parallel)
     for part in args.part:
         fn, dur, par = PARTS[part]
-        names = {t.name for t in fn(args.runs, args.duration or dur)}
+        names = {t.name for t in select(fn(args.runs, args.duration or dur), args)}
+        old = [t for t in doc["parts"].get(part, {}).get("trials", []) if t["name"] not in names]
         doc["parts"][part] = {
             "environment": env,
             "diffc_params": params,
@@ -295,7 +308,7 @@ def main_run(args: argparse.Namespace) -> int:
             "wall_s": res["wall_s"],
             "cpu_busy": res["cpu_busy"],
             "parallel": res["parallel"],
-            "trials": [t for t in res["trials"] if t["name"] in names],
+            "trials": old + [t for t in res["trials"] if t["name"] in names],
         }
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1))
@@ -515,6 +528,10 @@ def main() -> int:
     ap.add_argument("--out", help="per-kernel JSON to create or update")
     ap.add_argument("--part", action="append", choices=sorted(PARTS))
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument(
+        "--first-run", type=int, default=0, help="number runs from here (add runs to a JSON)"
+    )
+    ap.add_argument("--only", action="append", help="only trials whose name contains this")
     ap.add_argument("--duration", type=float, help="seconds per flow (default: per part)")
     ap.add_argument("--parallel", type=int, help="trials at a time (default: per part)")
     ap.add_argument("--summarize", nargs="+", metavar="JSON")
