@@ -26,6 +26,9 @@
  *
  * Parameters alpha and beta (segments, defaults 1 and 3, the paper's best)
  * apply to connections opened after they are set; 0 <= alpha < beta <= 1000.
+ * rtt = latest (default, SPEC.md: every ACK's RTT sample) or min (Vegas'
+ * own measurement: once per round trip, the minimum RTT sample of the round;
+ * see newrenolp_core.h), also for new connections.
  *
  * Observability: .get_info fills INET_DIAG_VEGASINFO: tcpv_enabled = 1,
  * tcpv_rttcnt = the classification (1 = congested), tcpv_rtt = the latest
@@ -53,15 +56,44 @@ struct nrlp {
 	struct nrlp_decision d;		/* decided by .ssthresh */
 	u32	cwnd_before;		/* cwnd when .ssthresh ran */
 	u32	flight;			/* FlightSize when .ssthresh ran */
+	struct nrlp_round round;	/* rtt=min: this round's minimum */
 	u16	alpha;			/* thresholds of this connection */
 	u16	beta;
 	u8	ece:1,			/* the latest ACK carried ECE */
-		pending:1;		/* d is valid (.ssthresh just ran) */
+		pending:1,		/* d is valid (.ssthresh just ran) */
+		round_min:1;		/* rtt=min */
 };
 
 static unsigned int nrlp_alpha = 1;
 static unsigned int nrlp_beta = 3;
 static bool nrlp_live;		/* module initialised: check the pair */
+static int nrlp_rtt_mode;	/* 0 = latest sample, 1 = round minimum */
+
+static const char * const nrlp_rtt_names[] = { "latest", "min" };
+
+static int nrlp_rtt_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(nrlp_rtt_names, val);
+
+	if (i < 0) {
+		pr_err("invalid rtt '%.*s': use latest or min\n",
+		       (int)strcspn(val, "\n"), val);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(int *)kp->arg, i);
+	return 0;
+}
+
+static int nrlp_rtt_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n",
+			 nrlp_rtt_names[READ_ONCE(*(int *)kp->arg)]);
+}
+
+static const struct kernel_param_ops nrlp_rtt_ops = {
+	.set = nrlp_rtt_set,
+	.get = nrlp_rtt_get,
+};
 
 static int nrlp_thresh_set(const char *val, const struct kernel_param *kp)
 {
@@ -95,6 +127,9 @@ MODULE_PARM_DESC(alpha,
 module_param_cb(beta, &nrlp_thresh_ops, &nrlp_beta, 0644);
 MODULE_PARM_DESC(beta,
 		 "Vegas predictor: V >= beta segments means congested [3]; alpha < beta <= 1000");
+module_param_cb(rtt, &nrlp_rtt_ops, &nrlp_rtt_mode, 0644);
+MODULE_PARM_DESC(rtt,
+		 "RTT of the predictor: latest (every ACK's sample, default) or min (per round trip, its minimum, as Vegas)");
 
 static bool nrlp_ecn_ok(const struct sock *sk)
 {
@@ -120,6 +155,7 @@ static void nrlp_init(struct sock *sk)
 	ca->pred.rtt_min = rtt == ~0U ? 0 : min(rtt, NRLP_RTT_MAX_US);
 	ca->alpha = READ_ONCE(nrlp_alpha);
 	ca->beta = READ_ONCE(nrlp_beta);
+	ca->round_min = READ_ONCE(nrlp_rtt_mode) == 1;
 }
 
 static void nrlp_in_ack_event(struct sock *sk, u32 flags)
@@ -133,11 +169,16 @@ static void nrlp_in_ack_event(struct sock *sk, u32 flags)
 /* every ACK that acknowledged or SACKed data: the predictor */
 static void nrlp_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 {
+	const struct tcp_sock *tp = tcp_sk(sk);
 	struct nrlp *ca = inet_csk_ca(sk);
+	u32 rtt = sample->rtt_us;
 
-	if (sample->rtt_us > 0)
-		nrlp_sample(&ca->pred, sample->rtt_us,
-			    tcp_snd_cwnd(tcp_sk(sk)), ca->alpha, ca->beta);
+	if (sample->rtt_us <= 0)
+		return;
+	if (ca->round_min &&
+	    !nrlp_round_sample(&ca->round, rtt, tp->snd_una, tp->snd_nxt, &rtt))
+		return;
+	nrlp_sample(&ca->pred, rtt, tcp_snd_cwnd(tp), ca->alpha, ca->beta);
 }
 
 /* entering CWR, Recovery or Loss: classify and answer */

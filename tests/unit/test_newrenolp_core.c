@@ -95,6 +95,42 @@ static void test_queue_buildup_predicts_congestion(void)
 	CHECK(p.congested);
 }
 
+/* rtt=min: one classification per round with the round's minimum */
+static void test_round_minimum(void)
+{
+	struct nrlp_round r = { 0 };
+	struct nrlp_pred p = { 0 };
+	u32 rtt = 0;
+
+	/* first sample starts a round ending at snd_nxt 1000 */
+	CHECK(!nrlp_round_sample(&r, 100000, 0, 1000, &rtt));
+	CHECK(!nrlp_round_sample(&r, 140000, 500, 1500, &rtt));	/* delayed ACK */
+	CHECK(!nrlp_round_sample(&r, 0, 900, 1500, &rtt));	/* no sample */
+	CHECK(nrlp_round_sample(&r, 120000, 1000, 2000, &rtt));
+	CHECK_CMP(rtt, ==, 100000);
+	/* the next round ends at 2000; across the sequence wrap too */
+	CHECK(!nrlp_round_sample(&r, 130000, 1500, 2100, &rtt));
+	CHECK(nrlp_round_sample(&r, 125000, 2001, 0xfffffff0U, &rtt));
+	CHECK_CMP(rtt, ==, 125000);
+	CHECK(!nrlp_round_sample(&r, 110000, 0xfffffff0U - 1, 5, &rtt));
+	CHECK(nrlp_round_sample(&r, 111000, 3, 10, &rtt));
+	CHECK_CMP(rtt, ==, 110000);
+	/*
+	 * a 40 ms delayed-ACK sample latches "congested" with the latest-RTT
+	 * predictor but not through the round minimum
+	 */
+	nrlp_sample(&p, 100000, 40, 1, 3);
+	CHECK(nrlp_sample(&p, 140000, 40, 1, 3));
+	CHECK(nrlp_sample(&p, 103000, 40, 1, 3));	/* V = 1.17: latched */
+	p = (struct nrlp_pred){ 0 };
+	r = (struct nrlp_round){ 0 };
+	nrlp_sample(&p, 100000, 40, 1, 3);
+	nrlp_round_sample(&r, 101000, 0, 100, &rtt);
+	nrlp_round_sample(&r, 140000, 50, 150, &rtt);
+	CHECK(nrlp_round_sample(&r, 102000, 100, 200, &rtt));
+	CHECK(!nrlp_sample(&p, rtt, 40, 1, 3));
+}
+
 static void test_decisions(void)
 {
 	struct nrlp_decision d;
@@ -152,6 +188,7 @@ int main(void)
 	RUN(test_hysteresis);
 	RUN(test_rtt_min_and_edges);
 	RUN(test_queue_buildup_predicts_congestion);
+	RUN(test_round_minimum);
 	RUN(test_decisions);
 	RUN(test_counts);
 	return check_summary();
