@@ -285,6 +285,8 @@ def main_run(args: argparse.Namespace) -> int:
     doc: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
     doc.setdefault("parts", {})
     params = modules.load("tcp_diffc", needs_ecn=0)
+    params_lp = modules.load("tcp_newrenolp", rtt=args.newrenolp_rtt)
+    suffix = "" if args.newrenolp_rtt == "latest" else f".rtt_{args.newrenolp_rtt}"
     env = environment()
     if doc.get("environment", {}).get("kernel") not in (None, env["kernel"]):
         raise SystemExit(f"{out} holds results of another kernel")
@@ -299,10 +301,12 @@ def main_run(args: argparse.Namespace) -> int:
     for part in args.part:
         fn, dur, par = PARTS[part]
         names = {t.name for t in select(fn(args.runs, args.duration or dur), args)}
-        old = [t for t in doc["parts"].get(part, {}).get("trials", []) if t["name"] not in names]
-        doc["parts"][part] = {
+        key = part + suffix if part.startswith("nrlp") else part
+        old = [t for t in doc["parts"].get(key, {}).get("trials", []) if t["name"] not in names]
+        doc["parts"][key] = {
             "environment": env,
             "diffc_params": params,
+            "newrenolp_params": params_lp,
             "runs": args.runs,
             "duration_s": args.duration or dur,
             "wall_s": res["wall_s"],
@@ -343,12 +347,9 @@ def summarize_kernel(doc: dict[str, Any]) -> dict[str, Any]:
     def check(name: str, value: float | None, ok: bool, criterion: str) -> None:
         s["checks"].append({"name": name, "value": value, "pass": bool(ok), "criterion": criterion})
 
-    for part, points, label in (
-        ("nrlp_uniform", NRLP_PERS, "u"),
-        ("nrlp_ge", GE_BAD, "ge"),
-    ):
-        if part not in parts:
-            continue
+    variants = [(k, NRLP_PERS, "u") for k in parts if k.split(".")[0] == "nrlp_uniform"]
+    variants += [(k, GE_BAD, "ge") for k in parts if k.split(".")[0] == "nrlp_ge"]
+    for part, points, label in sorted(variants):
         rows = []
         for x in points:
             lp = by_prefix(parts[part], f"{label}{x:g}-newrenolp")
@@ -377,7 +378,7 @@ def summarize_kernel(doc: dict[str, Any]) -> dict[str, Any]:
             check(f"{tag}: newrenolp/reno", ratio, ratio is not None and ratio >= 1.0, ">= 1.0")
             if label == "u" and x == 0.01:
                 check(f"{tag}: newrenolp/reno at 1%", ratio, (ratio or 0) >= 1.3, ">= 1.3")
-        s[part] = rows
+        s.setdefault("nrlp", {})[part] = rows
     if "nrlp_fair" in parts:
         jains = [
             jain([float(f.get("goodput_bps", 0)) for f in t["flows"]])
@@ -477,16 +478,17 @@ def markdown(summaries: list[dict[str, Any]]) -> str:
         for c in s["checks"]:
             ok = "pass" if c["pass"] else "**FAIL**"
             lines.append(f"| {c['name']} | {fmt(c['value'], digits=3)} | {c['criterion']} | {ok} |")
-        for part, title in (("nrlp_uniform", "PER"), ("nrlp_ge", "bad-state PER")):
-            if part in s:
+        for part, rows in s.get("nrlp", {}).items():
+            title = "bad-state PER" if part.startswith("nrlp_ge") else "PER"
+            if rows:
                 lines += [
                     "",
-                    f"{part}: {title} | accuracy | newrenolp Mb/s | reno Mb/s | ratio",
+                    f"{part} ({title}; goodput in Mb/s):",
                     "",
-                    "| point | accuracy | newrenolp | reno | ratio |",
+                    f"| {title} | accuracy | newrenolp | reno | ratio |",
                     "|---:|---:|---:|---:|---:|",
                 ]
-                for r in s[part]:
+                for r in rows:
                     lines.append(
                         f"| {r['point']:g} | {fmt(r['accuracy'], digits=3)} | "
                         f"{fmt(r['newrenolp_bps'], 1e6)} | {fmt(r['reno_bps'], 1e6)} | "
@@ -532,6 +534,12 @@ def main() -> int:
         "--first-run", type=int, default=0, help="number runs from here (add runs to a JSON)"
     )
     ap.add_argument("--only", action="append", help="only trials whose name contains this")
+    ap.add_argument(
+        "--newrenolp-rtt",
+        default="latest",
+        choices=("latest", "min"),
+        help="newrenolp's rtt parameter; min stores the nrlp parts as <part>.rtt_min",
+    )
     ap.add_argument("--duration", type=float, help="seconds per flow (default: per part)")
     ap.add_argument("--parallel", type=int, help="trials at a time (default: per part)")
     ap.add_argument("--summarize", nargs="+", metavar="JSON")
