@@ -144,10 +144,15 @@ def main() -> int:
         for link in r["links"]:
             link.pop("queue_stats", None)
     doc["modcycle"] = {cc: modcycle(mod, cc, args.cycles, out) for cc, mod in CCS.items()}
-    doc["params_needs_ecn"] = modules.load("tcp_diffc", needs_ecn=1)
-    [noecn] = run_trials([Trial("diffc_needs_ecn_declined", ecn_gateway_path(None),
-                                [Flow("src", "rcv", "diffc", 5)], sysctls=ECN)])  # fmt: skip
-    doc["trials"][noecn["name"]] = noecn
+    try:
+        doc["params_needs_ecn"] = modules.load("tcp_diffc", needs_ecn=1)
+        [noecn] = run_trials([Trial("diffc_needs_ecn_declined", ecn_gateway_path(None),
+                                    [Flow("src", "rcv", "diffc", 5)], sysctls=ECN)])  # fmt: skip
+        doc["trials"][noecn["name"]] = noecn
+    except RuntimeError as exc:
+        doc["needs_ecn_error"] = str(exc)
+        doc["lsmod"] = Path("/proc/modules").read_text()
+        doc["sockets"] = subprocess.run(["ss", "-tanpeiM"], capture_output=True, text=True).stdout
     doc["wall_s"] = time.monotonic() - t0
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1))
