@@ -152,7 +152,11 @@ def main() -> int:
     except RuntimeError as exc:
         doc["needs_ecn_error"] = str(exc)
         doc["lsmod"] = Path("/proc/modules").read_text()
-        doc["sockets"] = subprocess.run(["ss", "-tanpeiM"], capture_output=True, text=True).stdout
+        doc["sockets"] = subprocess.run(
+            ["sh", "-c", "ip netns list; ss -tanei; ip -all netns exec ss -tanei"],
+            capture_output=True,
+            text=True,
+        ).stdout
     doc["wall_s"] = time.monotonic() - t0
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1))
