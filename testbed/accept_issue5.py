@@ -259,12 +259,12 @@ def red(runs: int, duration: float) -> list[Trial]:
 
 PARTS = {
     # name: (trials(runs, duration), default duration, parallel)
-    "nrlp_uniform": (nrlp_uniform, 30.0, 10),
-    "nrlp_ge": (nrlp_ge, 30.0, 9),
+    "nrlp_uniform": (nrlp_uniform, 30.0, 4),
+    "nrlp_ge": (nrlp_ge, 30.0, 5),
     "nrlp_fair": (nrlp_fair, 60.0, 3),
-    "balde": (balde, 40.0, 9),
-    "satellite": (satellite, 240.0, 20),
-    "red": (red, 60.0, 18),
+    "balde": (balde, 30.0, 5),
+    "satellite": (satellite, 200.0, 33),
+    "red": (red, 60.0, 33),
 }
 
 
