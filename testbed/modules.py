@@ -79,7 +79,23 @@ def load(module: str, **values: object) -> dict[str, str]:
     proc = subprocess.run(argv, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)}: {proc.stderr.strip()}")
+    allow_all()
     return params(module)
+
+
+def allow_all() -> None:
+    """Allow every registered congestion control in network namespaces again.
+
+    A re-registered congestion control is restricted (only the initial
+    namespace may make it its default), which undoes what testbed/guest-init.sh
+    set up.  Worse, on Debian 6.1/6.12 a refused ``sysctl
+    net.ipv4.tcp_congestion_control`` in another namespace leaks a reference
+    to the module (tcp_set_default_congestion_control() takes it before the
+    permission check), which then can never be unloaded.
+    """
+    sysctl = Path("/proc/sys/net/ipv4")
+    avail = (sysctl / "tcp_available_congestion_control").read_text().strip()
+    (sysctl / "tcp_allowed_congestion_control").write_text(avail)
 
 
 def _same(have: str | None, want: str) -> bool:
