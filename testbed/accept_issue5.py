@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from testbed import groundtruth, modules, redmodel, scenarios
+from testbed import fading, groundtruth, modules, redmodel, scenarios
 from testbed.flows import Flow
 from testbed.netpath import Link, Loss, Queue
 from testbed.trial import Trial, environment, run_trials
@@ -111,6 +111,34 @@ def nrlp_ge(runs: int, duration: float) -> list[Trial]:
         for bad in GE_BAD:
             for cc in ("newrenolp", "reno"):
                 out.append(nrlp_trial(f"ge{bad:g}-{cc}-{run}", ge_loss(bad), cc, duration, run))
+    return out
+
+
+def nrlp_getime(runs: int, duration: float) -> list[Trial]:
+    """Time-based Gilbert-Elliott (testbed.fading): good 1 s / bad 0.05 s of time.
+
+    newrenolp and reno of a run see the same fading schedule (same seed).
+    """
+    out = []
+    for run in range(runs):
+        for bad in GE_BAD:
+            fade = fading.Fading(
+                2, good_s=1.0, bad_s=0.05, bad_loss=bad, seed=run * 1000 + int(bad * 100)
+            )
+            for cc in ("newrenolp", "reno"):
+                capture = cc == "newrenolp"
+                out.append(
+                    Trial(
+                        f"gt{bad:g}-{cc}-{run}",
+                        scenarios.newrenolp_path(Loss.random(0.0)),
+                        [Flow("src", "rcv", cc, duration)],
+                        params={"fading": fade.to_json(), "cc": cc, "run": run, "capture": capture},
+                        trace_events=["newrenolp/newrenolp_loss"] if capture else [],
+                        monitor=fading.combine(groundtruth.Capture(), fading=fade)
+                        if capture
+                        else fading.combine(fade),
+                    )
+                )
     return out
 
 
@@ -261,6 +289,7 @@ PARTS = {
     # name: (trials(runs, duration), default duration, parallel)
     "nrlp_uniform": (nrlp_uniform, 30.0, 4),
     "nrlp_ge": (nrlp_ge, 30.0, 5),
+    "nrlp_getime": (nrlp_getime, 30.0, 5),
     "nrlp_fair": (nrlp_fair, 60.0, 3),
     "balde": (balde, 30.0, 5),
     "satellite": (satellite, 200.0, 33),
@@ -349,6 +378,7 @@ def summarize_kernel(doc: dict[str, Any]) -> dict[str, Any]:
 
     variants = [(k, NRLP_PERS, "u") for k in parts if k.split(".")[0] == "nrlp_uniform"]
     variants += [(k, GE_BAD, "ge") for k in parts if k.split(".")[0] == "nrlp_ge"]
+    variants += [(k, GE_BAD, "gt") for k in parts if k.split(".")[0] == "nrlp_getime"]
     for part, points, label in sorted(variants):
         rows = []
         for x in points:
@@ -479,7 +509,7 @@ def markdown(summaries: list[dict[str, Any]]) -> str:
             ok = "pass" if c["pass"] else "**FAIL**"
             lines.append(f"| {c['name']} | {fmt(c['value'], digits=3)} | {c['criterion']} | {ok} |")
         for part, rows in s.get("nrlp", {}).items():
-            title = "bad-state PER" if part.startswith("nrlp_ge") else "PER"
+            title = "PER" if part.startswith("nrlp_uniform") else "bad-state PER"
             if rows:
                 lines += [
                     "",
