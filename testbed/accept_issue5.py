@@ -50,6 +50,9 @@ SAT_BERS = (1e-5, 5e-5)
 SAT_DATA_BYTES = 1000  # the papers' packet size (MSS 960 with timestamps)
 SAT_MSS = 960
 SAT_ACK_BYTES = 52  # IPv4 + TCP + timestamps
+# the papers' receiver window (and initial ssthresh) of 30 segments: iperf3's
+# -w sets the buffers, Linux advertises about half of the receive buffer
+SAT_WINDOW = "60K"
 RED_CASES = (15, 8, 7)
 
 
@@ -201,6 +204,13 @@ def sat_queue(n_flows: int) -> tuple[Queue, dict[str, Any]]:
     }
 
 
+def sat_flow(cc: str, duration: float) -> Flow:
+    """1000-byte packets, a 30-segment window, time for a slow lossy link to say goodbye."""
+    return Flow(
+        "src", "rcv", cc, duration, mss=SAT_MSS, window=SAT_WINDOW, timeout_s=duration + 240
+    )
+
+
 def satellite(runs: int, duration: float) -> list[Trial]:
     out = []
     q1, m1 = sat_queue(1)
@@ -214,7 +224,7 @@ def satellite(runs: int, duration: float) -> list[Trial]:
                     Trial(
                         f"sat{ber:g}-{cc}-{run}",
                         scenarios.satellite_path(q1, Loss.random(fwd), Loss.random(rev)),
-                        [Flow("src", "rcv", cc, duration, mss=SAT_MSS)],
+                        [sat_flow(cc, duration)],
                         sysctls=ECN_SENDER,
                         params={
                             "ber": ber,
@@ -232,8 +242,8 @@ def satellite(runs: int, duration: float) -> list[Trial]:
                 f"satshare-{run}",
                 scenarios.satellite_path(q2),
                 [
-                    Flow("src", "rcv", "diffc", duration, mss=SAT_MSS),
-                    Flow("src", "rcv", "reno", duration, mss=SAT_MSS),
+                    sat_flow("diffc", duration),
+                    sat_flow("reno", duration),
                 ],
                 sysctls=ECN_SENDER,
                 params={"ber": 0, "run": run, "red_model": m2},
@@ -269,7 +279,7 @@ def red(runs: int, duration: float) -> list[Trial]:
                     Trial(
                         f"red{max_th}-{mode}-{run}",
                         red_path(Queue("red", tuple(args))),
-                        [Flow("src", "rcv", "reno", duration, mss=SAT_MSS)],
+                        [sat_flow("reno", duration)],
                         sysctls=ECN_SENDER,
                         params={
                             "min_th": 5,

@@ -26,6 +26,11 @@ class Flow:
     label: str = ""
     # TCP maximum segment size to request (iperf3 -M), None: the path's
     mss: int | None = None
+    # socket buffer size (iperf3 -w, e.g. "60K"; caps the receiver's window
+    # at about half of it), None: autotuning
+    window: str | None = None
+    # seconds to wait for iperf3 before giving up, None: duration + 60
+    timeout_s: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -36,6 +41,7 @@ class Flow:
             "start_s": self.start_s,
             "label": self.label,
             "mss": self.mss,
+            "window": self.window,
         }
 
 
@@ -103,7 +109,14 @@ def run_flows(path: Path, flows: list[Flow]) -> list[dict[str, Any]]:
                 "-t", f"{flow.duration_s:g}", "-C", flow.cc]  # fmt: skip
         if flow.mss:
             argv += ["-M", str(flow.mss)]
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=flow.duration_s + 60)
+        if flow.window:
+            argv += ["-w", flow.window]
+        timeout = flow.timeout_s or flow.duration_s + 60
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            results[i] = {**flow.to_json(), "error": f"iperf3 did not finish in {timeout:g} s"}
+            return
         try:
             report = json.loads(proc.stdout)
         except json.JSONDecodeError:
