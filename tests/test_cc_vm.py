@@ -143,7 +143,8 @@ def test_clean_unload_under_traffic(cc: dict[str, Any], name: str) -> None:
 
 
 def test_needs_ecn_declined_continues_without_ecn(cc: dict[str, Any]) -> None:
-    assert cc["params_needs_ecn"]["needs_ecn"] == "Y"
-    f = flow(cc, "diffc_needs_ecn_declined")
-    assert f["cc_used"] == "diffc-noecn", f
-    assert f["goodput_bps"] > 0.5e6
+    assert cc["params_needs_ecn"]["needs_ecn"] == "Y", cc.get("needs_ecn_error")
+    probe = cc["needs_ecn_declined"]
+    assert probe["listener_cc"] != "diffc"
+    assert probe["cc"] == "diffc-noecn", probe
+    assert probe["bytes"] == 100000
