@@ -53,6 +53,7 @@ SAT_ACK_BYTES = 52  # IPv4 + TCP + timestamps
 # the papers' receiver window (and initial ssthresh) of 30 segments: iperf3's
 # -w sets the buffers, Linux advertises about half of the receive buffer
 SAT_WINDOW = "60K"
+SAT_RED_LIMIT = 100
 RED_CASES = (15, 8, 7)
 
 
@@ -196,7 +197,12 @@ def sat_queue(n_flows: int) -> tuple[Queue, dict[str, Any]]:
     bdp = 64e3 * rtt / 8 / SAT_DATA_BYTES
     flows = [redmodel.FlowWindow((bdp + 5) / n_flows, rtt) for _ in range(n_flows)]
     model = redmodel.max_th(5, 0.002, 0.1, flows)
-    args = redmodel.tc_red_args(5, model.max_th, 0.1, 0.002, 64, SAT_DATA_BYTES, limit_pkts=60)
+    # the hard limit holds both flows' 30-segment windows: a tail drop turns
+    # into non-ECT retransmissions, which RED drops while its (slow, 64 s
+    # time constant at 8 packets/s) average is above max_th
+    args = redmodel.tc_red_args(
+        5, model.max_th, 0.1, 0.002, 64, SAT_DATA_BYTES, limit_pkts=SAT_RED_LIMIT
+    )
     return Queue("red", tuple(args)), {
         **model.to_json(),
         "windows": [f.window_pkts for f in flows],
