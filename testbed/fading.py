@@ -118,9 +118,8 @@ class Fading:
         finally:
             stop.set()
             worker.join()
-            tc.stdin.write(cmds[False] + "\n")
-            tc.stdin.close()
-            _, err = tc.communicate(timeout=30)
+            # back to the good state; communicate() closes stdin, tc exits
+            _, err = tc.communicate(cmds[False] + "\n", timeout=30)
             bad_time = sum(
                 (done[i + 1][0] if i + 1 < len(done) else done[i][0]) - done[i][0]
                 for i in range(len(done))
