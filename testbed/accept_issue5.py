@@ -87,7 +87,11 @@ def run_part(trials: list[Trial], parallel: int) -> dict[str, Any]:
 def slim(r: dict[str, Any]) -> dict[str, Any]:
     """Drop what the JSON does not need (raw qdisc dumps); keep every number."""
     for link in r.get("links", []):
-        link.pop("queue_stats", None)
+        stats = link.pop("queue_stats", None) or {}
+        if link.get("queue") == "red":  # early (prob + forced) drops, pdrop (tail), marked
+            link["red_stats"] = {
+                k: stats[k] for k in ("early", "pdrop", "other", "marked") if k in stats
+            }
     return r
 
 
