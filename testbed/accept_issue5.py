@@ -51,8 +51,11 @@ SAT_DATA_BYTES = 1000  # the papers' packet size (MSS 960 with timestamps)
 SAT_MSS = 960
 SAT_ACK_BYTES = 52  # IPv4 + TCP + timestamps
 # the papers' receiver window (and initial ssthresh) of 30 segments: iperf3's
-# -w sets the buffers, Linux advertises about half of the receive buffer
-SAT_WINDOW = "60K"
+# -w sets SO_RCVBUF, which Linux doubles, and advertises about half of the
+# doubled buffer: "30K" is about 30 segments of 960 bytes.  (The measured
+# runs used "60K", about twice that: two sharing flows then overflowed the
+# 100-packet RED limit.)
+SAT_WINDOW = "30K"
 SAT_RED_LIMIT = 100
 RED_CASES = (15, 8, 7)
 
