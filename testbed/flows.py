@@ -29,6 +29,13 @@ class Flow:
     start_s: float = 0
     label: str = ""
     udp_mbit: float | None = None
+    # TCP maximum segment size to request (iperf3 -M), None: the path's
+    mss: int | None = None
+    # socket buffer size (iperf3 -w, e.g. "60K"; caps the receiver's window
+    # at about half of it), None: autotuning
+    window: str | None = None
+    # seconds to wait for iperf3 before giving up, None: duration + 60
+    timeout_s: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -39,6 +46,8 @@ class Flow:
             "start_s": self.start_s,
             "label": self.label,
             "udp_mbit": self.udp_mbit,
+            "mss": self.mss,
+            "window": self.window,
         }
 
     def iperf3_args(self) -> list[str]:
@@ -120,7 +129,16 @@ def run_flows(path: Path, flows: list[Flow]) -> list[dict[str, Any]]:
         argv = [IP, "netns", "exec", path.ns(flow.src), "iperf3", "-J",
                 "-c", path.ip_of(flow.dst), "-p", str(BASE_PORT + i),
                 "-t", f"{flow.duration_s:g}", *flow.iperf3_args()]  # fmt: skip
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=flow.duration_s + 60)
+        if flow.mss:
+            argv += ["-M", str(flow.mss)]
+        if flow.window:
+            argv += ["-w", flow.window]
+        timeout = flow.timeout_s or flow.duration_s + 60
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            results[i] = {**flow.to_json(), "error": f"iperf3 did not finish in {timeout:g} s"}
+            return
         try:
             report = json.loads(proc.stdout)
         except json.JSONDecodeError:

@@ -2,6 +2,8 @@
 
 ``python -m testbed.modcycle --out FILE --module tcp_jersey --cc jersey --cycles 100``
 ``python -m testbed.modcycle --out FILE --module sch_cw --qdisc "cw limit 50"``
+``python -m testbed.modcycle ... --module tcp_diffc --cc diffc --param needs_ecn=0``
+(``--param``: module parameters for every insmod, repeatable)
 
 In namespaces it creates (loopback for a congestion control; for a qdisc, two
 namespaces joined by a veth pair whose sending end carries the qdisc):
@@ -159,6 +161,9 @@ def main() -> int:
     ap.add_argument("--tc", default=os.environ.get("JERSEY_TC", str(TOP / "build" / "tc")))
     ap.add_argument("--cycles", type=int, default=100)
     ap.add_argument("--bytes", type=int, default=256 * 1024)
+    ap.add_argument(
+        "--param", action="append", default=[], metavar="KEY=VALUE", help="for every insmod"
+    )
     args = ap.parse_args()
     if bool(args.cc) == bool(args.qdisc):
         ap.error("give exactly one of --cc and --qdisc")
@@ -179,8 +184,12 @@ def main() -> int:
     def transfer(hold_s: float = 0.0) -> int:
         return in_ns(NS, lambda: tcp_transfer(args.cc, args.bytes, target, peer_ns, hold_s))
 
+    insmod = ["insmod", str(ko), *args.param]
+    doc["params"] = args.param
+    if modules.loaded(args.module) and args.param:
+        rmmod(args.module)
     if not modules.loaded(args.module):
-        run("insmod", str(ko))
+        run(*insmod)
     attach()
     # 1. busy while in use
     busy: dict[str, Any] = {}
@@ -200,7 +209,7 @@ def main() -> int:
     slab_before = unreclaimable_slab_kb()
     received, waits, t0 = 0, [], time.monotonic()
     for _ in range(args.cycles):
-        run("insmod", str(ko))
+        run(*insmod)
         attach()
         received += transfer()
         detach()
@@ -219,7 +228,7 @@ def main() -> int:
     doc["dmesg_bad"] = [line for line in log.splitlines() if BAD_LOG.search(line)]
     for ns in (NS, NS_PEER):
         run("ip", "netns", "del", ns, check=False)
-    run("insmod", str(ko))  # leave it as testbed/vm promised: loaded
+    run(*insmod)  # leave it as testbed/vm promised: loaded
     ok = (
         busy["rmmod_rc"] != 0
         and busy["still_loaded"]

@@ -84,15 +84,18 @@ def load(module: str, **values: object) -> dict[str, str]:
 
 
 def allow_all_ccs() -> None:
-    """Let network namespaces select every available congestion control.
+    """Allow every registered congestion control in network namespaces again.
 
-    ``sysctl net.ipv4.tcp_congestion_control`` in a namespace is refused
-    unless the CC is in the initial namespace's allowed list, and a module
-    that registers again is not in it any more.
+    A re-registered congestion control is restricted (only the initial
+    namespace may make it its default), which undoes what testbed/guest-init.sh
+    set up.  Worse, on Debian 6.1/6.12 a refused ``sysctl
+    net.ipv4.tcp_congestion_control`` in another namespace leaks a reference
+    to the module (tcp_set_default_congestion_control() takes it before the
+    permission check), which then can never be unloaded.
     """
     sysctl = Path("/proc/sys/net/ipv4")
-    available = (sysctl / "tcp_available_congestion_control").read_text().strip()
-    (sysctl / "tcp_allowed_congestion_control").write_text(available)
+    avail = (sysctl / "tcp_available_congestion_control").read_text().strip()
+    (sysctl / "tcp_allowed_congestion_control").write_text(avail)
 
 
 def _same(have: str | None, want: str) -> bool:

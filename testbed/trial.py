@@ -11,7 +11,9 @@ import contextlib
 import os
 import platform
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +34,11 @@ class Trial:
     # tracepoints to record, e.g. ["jersey/jersey_loss"]; events land in
     # the result's "trace", matched to this trial by address
     trace_events: list[str] = field(default_factory=list)
+    # optional: called with the built path, entered just before the flows
+    # start and left when they end (e.g. packet captures,
+    # testbed.groundtruth.Capture); the dict it yields, filled in by then,
+    # becomes the result's "monitor"
+    monitor: Callable[[Path, Trial], AbstractContextManager[dict[str, Any]]] | None = None
 
 
 def counters_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
@@ -72,11 +79,13 @@ def run_trial(trial: Trial) -> dict[str, Any]:
         ends = sorted({f.src for f in trial.flows} | {f.dst for f in trial.flows})
         before = {n: path.nstat(n) for n in ends}
         t1 = time.time()
-        flows = run_flows(path, trial.flows)
+        monitor = trial.monitor(path, trial) if trial.monitor else contextlib.nullcontext({})
+        with monitor as monitored:
+            flows = run_flows(path, trial.flows)
         phases["flows_s"] = time.time() - t1
         after = {n: path.nstat(n) for n in ends}
         links = link_ground_truth(path, trial)
-    return {
+    result: dict[str, Any] = {
         "name": trial.name,
         "path_id": path.id,
         "netns_inodes": inodes,
@@ -91,6 +100,9 @@ def run_trial(trial: Trial) -> dict[str, Any]:
         "wall_s": time.time() - t0,
         "phases": phases,
     }
+    if trial.monitor:
+        result["monitor"] = monitored
+    return result
 
 
 def run_trials(trials: list[Trial], parallel: int | None = None) -> list[dict[str, Any]]:
