@@ -13,12 +13,21 @@ SHELL := /bin/bash
 TOP := $(CURDIR)
 PY := $(TOP)/.venv/bin/python
 PINNED := 6.1 6.12
-HOST_CAN_LOAD := $(shell test -e /proc/modules && test -e /lib/modules/$$(uname -r)/build/Makefile && echo y)
-ifeq ($(KVER),)
-  KVERS := $(if $(HOST_CAN_LOAD),host,$(PINNED))
-else
+# Which kernels "make" builds for: KVER if given; else the kernel of KDIR;
+# else the running kernel if it can load modules (scripts/kdir names the
+# headers package when its build tree is missing); else (a development
+# machine whose kernel has no module support) the pinned Debian kernels.
+ifneq ($(KVER),)
   KVERS := $(KVER)
+else ifneq ($(KDIR),)
+  KVERS := kdir
+else ifneq ($(wildcard /proc/modules),)
+  KVERS := host
+else
+  KVERS := $(PINNED)
 endif
+# Objects go to $(BUILDDIR)/<abi>/.
+BUILDDIR ?= $(TOP)/build
 # Sources mirrored (as symlinks) into build/<abi>/ so that one checkout builds
 # for several kernels without their objects colliding.
 SRCDIRS := kmod qdisc
@@ -32,9 +41,7 @@ all-kernels:
 
 .PHONY: build-one
 build-one:
-	@set -e; abi=$$($(TOP)/testbed/kver $(K)); out=$(TOP)/build/$$abi; \
-	kdir=$${KDIR:-/lib/modules/$$abi/build}; \
-	[ -e "$$kdir/Makefile" ] || kdir=/usr/src/linux-headers-$$abi; \
+	@set -e; read -r abi kdir < <($(TOP)/scripts/kdir $(K)); out=$(BUILDDIR)/$$abi; \
 	mkdir -p $$out; ln -sf $(TOP)/Kbuild $$out/Kbuild; \
 	for d in $(SRCDIRS); do \
 		mkdir -p $$out/$$d; find $$out/$$d -maxdepth 1 -xtype l -delete; \
