@@ -6,6 +6,9 @@
 #   make KVER=6.1      build for one kernel (6.1, 6.12, host, or a full ABI name)
 #   make all-kernels   build for Debian 6.1 and 6.12
 #   make tc            the patched tc (iproute2 + cw/vcrr) -> build/tc
+#   make install       modules -> /lib/modules/<abi>/extra/jersey/ + depmod, the
+#                      patched tc -> /usr/local/sbin/tc (scripts/install.sh)
+#   make uninstall     removes both again; make dkms-src: sources for DKMS
 #   make check         lint + unit tests + builds + in-VM end-to-end tests
 #   make demo          fig 5.11 goodput-vs-loss comparison -> results/demo/
 #   make clean
@@ -32,7 +35,7 @@ BUILDDIR ?= $(TOP)/build
 # for several kernels without their objects colliding.
 SRCDIRS := kmod qdisc
 
-.PHONY: all modules all-kernels deps check unit lint tc demo clean
+.PHONY: all modules all-kernels deps check unit lint tc demo clean install uninstall dkms-src
 all modules:
 	@set -e; for k in $(KVERS); do $(MAKE) --no-print-directory build-one K=$$k; done
 
@@ -56,6 +59,12 @@ deps:
 
 tc:
 	@$(TOP)/iproute2-patch/build-tc.sh
+
+# Install on a real machine (README "Installing on a host or a gateway");
+# variables KVER, KDIR, DESTDIR, INSTALL_MOD_PATH, PREFIX, TC_INSTALL: see
+# scripts/install.sh.
+install uninstall dkms-src:
+	@$(TOP)/scripts/install.sh $@
 
 unit:
 	@$(MAKE) --no-print-directory -C tests/unit
