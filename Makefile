@@ -8,7 +8,8 @@
 #   make tc            the patched tc (iproute2 + cw/vcrr) -> build/tc
 #   make install       modules -> /lib/modules/<abi>/extra/jersey/ + depmod, the
 #                      patched tc -> /usr/local/sbin/tc (scripts/install.sh)
-#   make uninstall     removes both again; make dkms-src: sources for DKMS
+#   make uninstall     removes both again (install-tc/uninstall-tc: tc only)
+#   make dkms-src      module sources + dkms.conf -> /usr/src/jersey-<version>
 #   make check         lint + unit tests + builds + in-VM end-to-end tests
 #   make demo          fig 5.11 goodput-vs-loss comparison -> results/demo/
 #   make clean
@@ -35,7 +36,8 @@ BUILDDIR ?= $(TOP)/build
 # for several kernels without their objects colliding.
 SRCDIRS := kmod qdisc
 
-.PHONY: all modules all-kernels deps check unit lint tc demo clean install uninstall dkms-src
+.PHONY: all modules all-kernels deps check unit lint tc demo clean \
+	install uninstall install-tc uninstall-tc dkms-src
 all modules:
 	@set -e; for k in $(KVERS); do $(MAKE) --no-print-directory build-one K=$$k; done
 
@@ -63,7 +65,7 @@ tc:
 # Install on a real machine (README "Installing on a host or a gateway");
 # variables KVER, KDIR, DESTDIR, INSTALL_MOD_PATH, PREFIX, TC_INSTALL: see
 # scripts/install.sh.
-install uninstall dkms-src:
+install uninstall install-tc uninstall-tc dkms-src:
 	@$(TOP)/scripts/install.sh $@
 
 unit:

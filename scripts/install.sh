@@ -8,6 +8,8 @@
 #   make uninstall   remove extra/jersey/ (of every kernel that has it, or of
 #                    KVER's), depmod, unload our modules when nothing uses
 #                    them, remove our tc (and give the system's tc back)
+#   make install-tc, make uninstall-tc
+#                    the same for the patched tc only
 #   make dkms-src    copy dkms.conf and the module sources to
 #                    <DESTDIR>/usr/src/jersey-<VERSION> for `dkms install`
 #
@@ -128,7 +130,6 @@ install_modules() { # K
 
 install_tc() {
 	local dst pkgpath
-	[ -x "$TC_BUILT" ] || die "$TC_BUILT missing (make tc)"
 	case "$TC_INSTALL" in
 	none) return 0 ;;
 	beside)
@@ -212,11 +213,17 @@ do_install() {
 	for k in $ks; do # build everything first: fail before installing anything
 		"$MAKE" --no-print-directory -C "$top" build-one K="$k"
 	done
-	[ "$TC_INSTALL" = none ] || "$MAKE" --no-print-directory -C "$top" tc
+	build_tc
 	for k in $ks; do
 		install_modules "$k"
 	done
 	install_tc
+}
+
+build_tc() {
+	[ "$TC_INSTALL" = none ] && return 0
+	"$MAKE" --no-print-directory -C "$top" tc
+	[ -x "$TC_BUILT" ] || die "$TC_BUILT missing (make tc)"
 }
 
 do_uninstall() {
@@ -280,9 +287,14 @@ do_dkms_src() {
 case "${1:-}" in
 install) do_install ;;
 uninstall) do_uninstall ;;
+install-tc)
+	build_tc
+	install_tc
+	;;
+uninstall-tc) uninstall_tc ;;
 dkms-src) do_dkms_src ;;
 *)
-	sed -n '2,30p' "$0"
+	sed -n '2,32p' "$0"
 	exit 2
 	;;
 esac
