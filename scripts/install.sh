@@ -164,20 +164,18 @@ install_tc() {
 # The path under which dpkg knows FILE (/usr/sbin/tc is /sbin/tc in
 # bookworm's package lists, merged /usr or not); fails if no package owns it.
 dpkg_path() {
-	local p alt
+	local alt owned
 	command -v dpkg-divert >/dev/null && command -v dpkg >/dev/null || return 1
 	case "$1" in
 	/usr/sbin/* | /usr/bin/*) alt=${1#/usr} ;;
 	/sbin/* | /bin/*) alt=/usr$1 ;;
 	*) alt=$1 ;;
 	esac
-	for p in "$1" "$alt"; do
-		if dpkg -S "$p" >/dev/null 2>&1; then
-			echo "$p"
-			return 0
-		fi
-	done
-	return 1
+	# one dpkg -S for both names (it reads every package's file list); it
+	# fails when either is unknown, so look at what it found
+	owned=$(dpkg -S "$1" "$alt" 2>/dev/null || true)
+	owned=$(printf '%s\n' "$owned" | sed -n '/: /{s/^[^:]*: //p;q}')
+	[ -n "$owned" ] && echo "$owned"
 }
 
 uninstall_tc() {
