@@ -6,6 +6,10 @@
 #   make KVER=6.1      build for one kernel (6.1, 6.12, host, or a full ABI name)
 #   make all-kernels   build for Debian 6.1 and 6.12
 #   make tc            the patched tc (iproute2 + cw/vcrr) -> build/tc
+#   make install       modules -> /lib/modules/<abi>/extra/jersey/ + depmod, the
+#                      patched tc -> /usr/local/sbin/tc (scripts/install.sh)
+#   make uninstall     removes both again (install-tc/uninstall-tc: tc only)
+#   make dkms-src      module sources + dkms.conf -> /usr/src/jersey-<version>
 #   make check         lint + unit tests + builds + in-VM end-to-end tests
 #   make demo          fig 5.11 goodput-vs-loss comparison -> results/demo/
 #   make clean
@@ -13,17 +17,27 @@ SHELL := /bin/bash
 TOP := $(CURDIR)
 PY := $(TOP)/.venv/bin/python
 PINNED := 6.1 6.12
-HOST_CAN_LOAD := $(shell test -e /proc/modules && test -e /lib/modules/$$(uname -r)/build/Makefile && echo y)
-ifeq ($(KVER),)
-  KVERS := $(if $(HOST_CAN_LOAD),host,$(PINNED))
-else
+# Which kernels "make" builds for: KVER if given; else the kernel of KDIR;
+# else the running kernel if it can load modules (scripts/kdir names the
+# headers package when its build tree is missing); else (a development
+# machine whose kernel has no module support) the pinned Debian kernels.
+ifneq ($(KVER),)
   KVERS := $(KVER)
+else ifneq ($(KDIR),)
+  KVERS := kdir
+else ifneq ($(wildcard /proc/modules),)
+  KVERS := host
+else
+  KVERS := $(PINNED)
 endif
+# Objects go to $(BUILDDIR)/<abi>/.
+BUILDDIR ?= $(TOP)/build
 # Sources mirrored (as symlinks) into build/<abi>/ so that one checkout builds
 # for several kernels without their objects colliding.
 SRCDIRS := kmod qdisc
 
-.PHONY: all modules all-kernels deps check unit lint tc demo clean
+.PHONY: all modules all-kernels deps check unit lint tc demo clean \
+	install uninstall install-tc uninstall-tc dkms-src
 all modules:
 	@set -e; for k in $(KVERS); do $(MAKE) --no-print-directory build-one K=$$k; done
 
@@ -32,9 +46,7 @@ all-kernels:
 
 .PHONY: build-one
 build-one:
-	@set -e; abi=$$($(TOP)/testbed/kver $(K)); out=$(TOP)/build/$$abi; \
-	kdir=$${KDIR:-/lib/modules/$$abi/build}; \
-	[ -e "$$kdir/Makefile" ] || kdir=/usr/src/linux-headers-$$abi; \
+	@set -e; read -r abi kdir < <($(TOP)/scripts/kdir $(K)); out=$(BUILDDIR)/$$abi; \
 	mkdir -p $$out; ln -sf $(TOP)/Kbuild $$out/Kbuild; \
 	for d in $(SRCDIRS); do \
 		mkdir -p $$out/$$d; find $$out/$$d -maxdepth 1 -xtype l -delete; \
@@ -49,6 +61,12 @@ deps:
 
 tc:
 	@$(TOP)/iproute2-patch/build-tc.sh
+
+# Install on a real machine (README "Installing on a host or a gateway");
+# variables KVER, KDIR, DESTDIR, INSTALL_MOD_PATH, PREFIX, TC_INSTALL: see
+# scripts/install.sh.
+install uninstall install-tc uninstall-tc dkms-src:
+	@$(TOP)/scripts/install.sh $@
 
 unit:
 	@$(MAKE) --no-print-directory -C tests/unit

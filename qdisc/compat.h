@@ -8,7 +8,12 @@
 #define JERSEY_QDISC_COMPAT_H
 
 #include <linux/module.h>
+#include <linux/version.h>
 #include <net/pkt_sched.h>
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "jersey qdiscs need Linux >= 6.1"
+#endif
 
 /*
  * "tc qdisc add ... NAME" makes 6.1 load module "sch_NAME", which the file

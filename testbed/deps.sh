@@ -29,7 +29,8 @@ fi
 tools=(qemu-system-x86 iperf3 iproute2 ethtool tcpdump mininet bridge-utils
 	udev kmod initramfs-tools dwarves build-essential bc python3-venv
 	python3-pip file xz-utils zstd busybox-static
-	bison flex libmnl-dev pkg-config dpkg-dev patch debian-archive-keyring)
+	bison flex libmnl-dev pkg-config dpkg-dev patch debian-archive-keyring
+	dkms) # dkms: the DKMS install is tested in the VM (tests/test_install_vm.py)
 
 missing=()
 for p in "${tools[@]}"; do

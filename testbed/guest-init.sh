@@ -3,15 +3,24 @@
 # --host): loads our freshly built modules and the kernel's own modules the
 # experiments use, makes every congestion control usable from network
 # namespaces, then runs the command and exits with its status.
-#   testbed/guest-init.sh CMD [ARGS...]
+#   testbed/guest-init.sh [--bare] CMD [ARGS...]
+# --bare: do not load our modules (a fresh machine, to test `make install` and
+# autoloading); everything else is the same.
+set -eu
+bare=0
+if [ "${1:-}" = --bare ]; then
+	bare=1
+	shift
+fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 abi=$(uname -r)
 dir=$top/build/$abi
-if [ ! -d "$dir" ]; then
+if [ "$bare" = 0 ] && [ ! -d "$dir" ]; then
 	echo "guest-init: no modules built for $abi ($dir); run 'make KVER=$abi'" >&2
 	exit 125
 fi
 for ko in "$dir"/kmod/*.ko "$dir"/qdisc/*.ko; do
+	[ "$bare" = 0 ] || break
 	[ -e "$ko" ] || continue
 	name=$(basename "$ko" .ko)
 	grep -q "^$name " /proc/modules && continue

@@ -1,6 +1,6 @@
 """Run a command as root on a Debian kernel with our modules loaded.
 
-``testbed/vm [--kernel 6.1|6.12] [--host] [--timeout S] -- CMD...``
+``testbed/vm [--kernel 6.1|6.12] [--host] [--bare] [--timeout S] -- CMD...``
 
 Without ``--host``, boots the chosen Debian kernel in QEMU through virtme-ng
 with the host's root filesystem shared read-only over 9p (writable overlays
@@ -12,6 +12,11 @@ SIGINT/SIGTERM, the whole process group (virtme-ng and QEMU) is killed.
 
 With ``--host``, the same happens on the running kernel, without a VM; it
 needs a kernel that can load modules and its build tree.
+
+With ``--bare``, our modules are built but not loaded (a fresh machine, e.g.
+to test ``make install`` and autoloading); everything else is the same: the
+kernel's own modules are preloaded and every available congestion control is
+allowed in network namespaces.
 """
 
 from __future__ import annotations
@@ -113,8 +118,19 @@ def run_guarded(argv: list[str], timeout: float) -> int:
         kill_group(proc)
 
 
+def guest_argv(cmd: list[str], bare: bool) -> list[str]:
+    """The command line run on the target kernel: guest-init.sh, then CMD."""
+    return [str(GUEST_INIT), *(["--bare"] if bare else []), *cmd]
+
+
 def vng_argv(
-    abi: str, acc: str, cmd: list[str], cpus: int, memory: str, verbose: bool = False
+    abi: str,
+    acc: str,
+    cmd: list[str],
+    cpus: int,
+    memory: str,
+    verbose: bool = False,
+    bare: bool = False,
 ) -> list[str]:
     vng = shutil.which("vng", path=f"{TOP / '.venv' / 'bin'}:{os.environ.get('PATH', '')}")
     if vng is None:
@@ -128,7 +144,7 @@ def vng_argv(
         argv.append("--disable-kvm")
     if verbose:
         argv.append("--verbose")
-    argv += ["--exec", shlex.join([str(GUEST_INIT), *cmd])]
+    argv += ["--exec", shlex.join(guest_argv(cmd, bare))]
     return argv
 
 
@@ -168,6 +184,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memory", default="2G")
     ap.add_argument("--no-build", action="store_true", help="do not rebuild the modules first")
     ap.add_argument(
+        "--bare",
+        action="store_true",
+        help="do not load our modules (a fresh machine); kernel modules and setup as usual",
+    )
+    ap.add_argument(
         "--no-lock", action="store_true", help="do not wait for other testbed runs on this machine"
     )
     ap.add_argument(
@@ -194,15 +215,16 @@ def run(args: argparse.Namespace, cmd: list[str]) -> int:
         if not args.no_build:
             build("host")
         log(f"host kernel {os.uname().release}, no VM")
-        return run_guarded([str(GUEST_INIT), *cmd], args.timeout)
+        return run_guarded(guest_argv(cmd, args.bare), args.timeout)
 
     abi = resolve_abi(args.kernel)
     if not args.no_build:
         build(abi)
     acc, why = accel()
-    log(f"kernel {abi}, accel {acc} ({why})")
+    log(f"kernel {abi}, accel {acc} ({why}){', bare: our modules not loaded' if args.bare else ''}")
     t0 = time.monotonic()
-    rc = run_guarded(vng_argv(abi, acc, cmd, args.cpus, args.memory, args.verbose), args.timeout)
+    argv = vng_argv(abi, acc, cmd, args.cpus, args.memory, args.verbose, args.bare)
+    rc = run_guarded(argv, args.timeout)
     log(f"exit {rc} after {time.monotonic() - t0:.1f} s wall (boot + command)")
     return rc
 
