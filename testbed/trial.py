@@ -2,12 +2,13 @@
 
 Trials are plain data (:class:`Trial`) so that a scenario is a list of them.
 :func:`run_trials` runs independent trials concurrently (each on its own
-namespaces) to amortise one VM boot over many measurements.
+namespaces) to amortise one VM boot over many measurements.  A trial may
+also carry cross traffic (:mod:`testbed.traffic`), time-series monitors
+(:mod:`testbed.monitor`) and run on Mininet instead of bare namespaces.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import platform
 import time
@@ -16,9 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from testbed import modules
-from testbed.flows import Flow, run_flows
+from testbed.flows import Flow, FlowRunner
+from testbed.monitor import Pinger, QdiscSampler, SsSampler
 from testbed.netpath import Link, Path
-from testbed.trace import Tracer, host_of
+from testbed.trace import TraceStream
+from testbed.traffic import Source, TrafficRunner
+
+# clients start this long after the servers are up and monitors armed
+LEAD_S = 0.3
 
 
 @dataclass
@@ -32,6 +38,12 @@ class Trial:
     # tracepoints to record, e.g. ["jersey/jersey_loss"]; events land in
     # the result's "trace", matched to this trial by address
     trace_events: list[str] = field(default_factory=list)
+    # cross traffic sources (testbed.traffic.sources)
+    traffic: list[Source] = field(default_factory=list)
+    # monitors: {"queues": ["gw->rcv"], "air": [...], "ping": [["src", "rcv"]],
+    #            "ss": True, "sample_s": 0.5}
+    monitor: dict[str, Any] = field(default_factory=dict)
+    backend: str = "netns"  # or "mininet"
 
 
 def counters_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
@@ -63,21 +75,100 @@ def link_ground_truth(path: Path, trial: Trial) -> list[dict[str, Any]]:
     return out
 
 
-def run_trial(trial: Trial) -> dict[str, Any]:
-    t0 = time.time()
+def _direction(path: Path, name: str) -> tuple[Link, bool]:
+    """The link and reverse flag of a direction ``"a->b"``."""
+    a, b = name.split("->")
+    for link in path.links:
+        if (link.a, link.b) == (a, b):
+            return link, False
+        if (link.a, link.b) == (b, a):
+            return link, True
+    raise KeyError(f"no link direction {name}")
+
+
+def _monitors(path: Path, trial: Trial, runner: FlowRunner) -> list[Any]:
+    mon = trial.monitor
+    if not mon:
+        return []
+    every = float(mon.get("sample_s", 0.5))
+    targets = []
+    for name in mon.get("queues", []):
+        link, rev = _direction(path, name)
+        node = link.b if rev else link.a
+        targets.append((name, path.ns(node), path.dev(link), "10:"))
+    for name in mon.get("air", []):
+        link, rev = _direction(path, name)
+        targets.append((f"air:{name}", path.air(link), "pa" if rev else "pb", "netem"))
+    out: list[Any] = []
+    if targets:
+        out.append(("queues", QdiscSampler(targets, every)))
+    pings = mon.get("ping", [])
+    if pings is True:  # along every distinct main-flow path
+        pings = list(dict.fromkeys((f.src, f.dst) for f in trial.flows))
+    for src, dst in pings or []:
+        out.append(("ping", Pinger(path, src, dst, every)))
+    if mon.get("ss"):
+        for node in dict.fromkeys(f.src for f in trial.flows):
+            ports = [p for f, p in zip(trial.flows, runner.ports, strict=True) if f.src == node]
+            out.append(("ss", SsSampler(path, node, ports, every)))
+    return out
+
+
+def run_trial(trial: Trial, tracer: TraceStream | None = None) -> dict[str, Any]:
+    t_start = time.time()
     phases: dict[str, float] = {}
-    with Path(trial.links, trial.sysctls) as path:
-        phases["setup_s"] = time.time() - t0
+    path_cls: type[Path] = Path
+    if trial.backend == "mininet":
+        from testbed.mn import MininetPath
+
+        path_cls = MininetPath
+    elif trial.backend != "netns":
+        raise ValueError(f"unknown backend {trial.backend}")
+    with path_cls(trial.links, trial.sysctls) as path:
+        if tracer is not None:
+            tracer.drop(path.id)
+        phases["setup_s"] = time.time() - t_start
+        runner = FlowRunner(path, trial.flows)
+        traffic = TrafficRunner(path, trial.traffic)
+        runner.start_servers()
+        traffic.start_servers()
+        monitors = _monitors(path, trial, runner)
         senders = sorted({f.src for f in trial.flows})
         before = {n: path.nstat(n) for n in senders}
         t1 = time.time()
-        flows = run_flows(path, trial.flows)
+        t0 = time.monotonic() + LEAD_S
+        for _, m in monitors:
+            m.start(t0)
+        traffic.start(t0)
+        runner.start_clients(t0)
+        flows = runner.join()
+        cross = traffic.stop()
         phases["flows_s"] = time.time() - t1
+        mon: dict[str, Any] = {}
+        for kind, m in monitors:
+            got = m.stop()
+            if kind == "queues":
+                mon["queues"] = {k: v for k, v in got.items() if not k.startswith("air:")}
+                air = {k[4:]: v for k, v in got.items() if k.startswith("air:")}
+                if air:
+                    mon["air"] = air
+            elif kind == "ping":
+                mon.setdefault("ping", {})[m.name] = got
+            else:
+                mon.setdefault("ss", {}).update(got)
         after = {n: path.nstat(n) for n in senders}
         links = link_ground_truth(path, trial)
-    return {
+        for i, f in enumerate(flows):
+            f["dest"] = runner.dest(i)
+        trace = None
+        if tracer is not None:
+            trace = tracer.take(path.id)
+            for ev in trace:
+                ev["t"] = round(float(ev["t"]) - t0, 6)
+    result: dict[str, Any] = {
         "name": trial.name,
         "path_id": path.id,
+        "backend": path.backend,
         "params": trial.params,
         "links_config": [link.to_json() for link in trial.links],
         "sysctls": trial.sysctls,
@@ -85,10 +176,17 @@ def run_trial(trial: Trial) -> dict[str, Any]:
         "links": links,
         "nstat": {n: counters_delta(before[n], after[n]) for n in senders},
         "kernel": platform.release(),
-        "started": t0,
-        "wall_s": time.time() - t0,
+        "started": t_start,
+        "wall_s": time.time() - t_start,
         "phases": phases,
     }
+    if trial.traffic:
+        result["traffic"] = cross
+    if mon:
+        result["monitor"] = mon
+    if trace is not None:
+        result["trace"] = trace
+    return result
 
 
 def run_trials(trials: list[Trial], parallel: int | None = None) -> list[dict[str, Any]]:
@@ -99,18 +197,9 @@ def run_trials(trials: list[Trial], parallel: int | None = None) -> list[dict[st
     """
     workers = parallel or max(1, len(trials))
     events = sorted({e for t in trials for e in t.trace_events})
-    tracer = Tracer(events) if events else None
-    with tracer or contextlib.nullcontext(), ThreadPoolExecutor(max_workers=workers) as ex:
-        results = list(ex.map(run_trial, trials))
-    if tracer is not None:
-        recorded = tracer.read()
-        for trial, result in zip(trials, results, strict=True):
-            if trial.trace_events:
-                prefix = f"10.{result['path_id']}."
-                result["trace"] = [
-                    e for e in recorded if host_of(str(e.get("src", ""))).startswith(prefix)
-                ]
-    return results
+    with TraceStream(events) as tracer, ThreadPoolExecutor(max_workers=workers) as ex:
+        futures = [ex.submit(run_trial, t, tracer if t.trace_events else None) for t in trials]
+        return [f.result() for f in futures]
 
 
 def environment() -> dict[str, Any]:
