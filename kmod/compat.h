@@ -71,4 +71,17 @@ static inline bool compat_tcp_ecn_ok(const struct tcp_sock *tp)
 	return tp->ecn_flags & TCP_ECN_OK;
 }
 
+/*
+ * Shared by the loss tracepoints (not a version difference): the local
+ * time (tcp_clock, CLOCK_MONOTONIC us) of the last transmission of the
+ * segment at snd_una, 0 if nothing is outstanding.  testbed/groundtruth.py
+ * uses it to find that transmission in its packet captures.
+ */
+static inline u64 compat_una_tx_us(const struct sock *sk)
+{
+	const struct sk_buff *skb = tcp_rtx_queue_head(sk);
+
+	return skb ? tcp_skb_timestamp_us(skb) : 0;
+}
+
 #endif /* _JERSEY_KMOD_COMPAT_H */

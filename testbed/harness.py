@@ -243,7 +243,7 @@ def trial_of(point: scenario.Point, backend: str) -> Trial:
         params={"values": point.values, "run": point.run},
         trace_events=[],  # set by the runner
         traffic=sources(spec.get("traffic", []), float(spec["duration_s"]), point.seed),
-        monitor={k: v for k, v in mon.items() if k != "trace"},
+        samplers={k: v for k, v in mon.items() if k not in ("trace", "groundtruth")},
         backend=backend,
     )
 

@@ -341,7 +341,7 @@ def point_metrics(result: dict[str, Any]) -> dict[str, Any]:
         fs["accuracy"] = sum(r["accuracy"] * r["decisions"] for r in recs) / n if n else None
         fs["decisions"] = sum(r["decisions"] for r in per_flow if r["group"] == g)
     # monitors
-    mon = result.get("monitor", {})
+    mon = result.get("samples", {})
     queues = {}
     for name, samples in mon.get("queues", {}).items():
         try:

@@ -361,12 +361,12 @@ def series_of(doc: dict[str, Any], y: str) -> list[tuple[str, list[float], list[
             )
     elif src == "ss":
         by_dest = {f.get("dest"): f.get("label") or f["cc"] for f in doc.get("flows", [])}
-        for peer, samples in doc.get("monitor", {}).get("ss", {}).items():
+        for peer, samples in doc.get("samples", {}).get("ss", {}).items():
             pts = [(s["t"], s[key]) for s in samples if key in s]
             scale = 1e-6 if key.endswith("_bps") else 1.0
             out.append((by_dest.get(peer, peer), [t for t, _ in pts], [v * scale for _, v in pts]))
     elif src == "queue":
-        for name, samples in doc.get("monitor", {}).get("queues", {}).items():
+        for name, samples in doc.get("samples", {}).get("queues", {}).items():
             if y == "mark_prob":
                 mp = metrics.mark_probability(samples)
                 out.append((name, [t for t, _ in mp], [p for _, p in mp]))
@@ -383,7 +383,7 @@ def series_of(doc: dict[str, Any], y: str) -> list[tuple[str, list[float], list[
                 pts = [(s["t"], s[key]) for s in samples if key in s]
                 out.append((name, [t for t, _ in pts], [float(v) for _, v in pts]))
     elif src == "ping":
-        for name, p in doc.get("monitor", {}).get("ping", {}).items():
+        for name, p in doc.get("samples", {}).get("ping", {}).items():
             out.append((name, [t for t, _ in p.get("rtt", [])], [r for _, r in p.get("rtt", [])]))
     return out
 

@@ -9,10 +9,13 @@ also carry cross traffic (:mod:`testbed.traffic`), time-series monitors
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,10 +43,15 @@ class Trial:
     trace_events: list[str] = field(default_factory=list)
     # cross traffic sources (testbed.traffic.sources)
     traffic: list[Source] = field(default_factory=list)
-    # monitors: {"queues": ["gw->rcv"], "air": [...], "ping": [["src", "rcv"]],
-    #            "ss": True, "sample_s": 0.5}
-    monitor: dict[str, Any] = field(default_factory=dict)
+    # time series to sample (result's "samples"): {"queues": ["gw->rcv"],
+    # "air": [...], "ping": [["src", "rcv"]], "ss": True, "sample_s": 0.5}
+    samplers: dict[str, Any] = field(default_factory=dict)
     backend: str = "netns"  # or "mininet"
+    # optional: called with the built path, entered just before the flows
+    # start and left when they end (e.g. packet captures,
+    # testbed.groundtruth.Capture); the dict it yields, filled in by then,
+    # becomes the result's "monitor"
+    monitor: Callable[[Path, Trial], AbstractContextManager[dict[str, Any]]] | None = None
 
 
 def counters_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
@@ -86,8 +94,8 @@ def _direction(path: Path, name: str) -> tuple[Link, bool]:
     raise KeyError(f"no link direction {name}")
 
 
-def _monitors(path: Path, trial: Trial, runner: FlowRunner) -> list[Any]:
-    mon = trial.monitor
+def _samplers(path: Path, trial: Trial, runner: FlowRunner) -> list[Any]:
+    mon = trial.samplers
     if not mon:
         return []
     every = float(mon.get("sample_s", 0.5))
@@ -132,20 +140,22 @@ def run_trial(trial: Trial, tracer: TraceStream | None = None) -> dict[str, Any]
         traffic = TrafficRunner(path, trial.traffic)
         runner.start_servers()
         traffic.start_servers()
-        monitors = _monitors(path, trial, runner)
+        samplers = _samplers(path, trial, runner)
         senders = sorted({f.src for f in trial.flows})
         before = {n: path.nstat(n) for n in senders}
         t1 = time.time()
-        t0 = time.monotonic() + LEAD_S
-        for _, m in monitors:
-            m.start(t0)
-        traffic.start(t0)
-        runner.start_clients(t0)
-        flows = runner.join()
+        monitor = trial.monitor(path, trial) if trial.monitor else contextlib.nullcontext({})
+        with monitor as monitored:
+            t0 = time.monotonic() + LEAD_S
+            for _, m in samplers:
+                m.start(t0)
+            traffic.start(t0)
+            runner.start_clients(t0)
+            flows = runner.join()
         cross = traffic.stop()
         phases["flows_s"] = time.time() - t1
         mon: dict[str, Any] = {}
-        for kind, m in monitors:
+        for kind, m in samplers:
             got = m.stop()
             if kind == "queues":
                 mon["queues"] = {k: v for k, v in got.items() if not k.startswith("air:")}
@@ -183,7 +193,9 @@ def run_trial(trial: Trial, tracer: TraceStream | None = None) -> dict[str, Any]
     if trial.traffic:
         result["traffic"] = cross
     if mon:
-        result["monitor"] = mon
+        result["samples"] = mon
+    if trial.monitor:
+        result["monitor"] = monitored
     if trace is not None:
         result["trace"] = trace
     return result

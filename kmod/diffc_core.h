@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Diff-C-TCP / SpecTCP decisions (Bai & Atiquzzaman; Bai, Lilja &
+ * Atiquzzaman; SPEC.md 1.2), independent of the kernel so that they can be
+ * unit tested in userspace (tests/unit/test_diffc_core.c).  Integer only.
+ *
+ * Speculate that every loss is corruption unless ECN says otherwise:
+ *   ECE on an ACK (congestion): Reno fast-recovery halving,
+ *     ssthresh = max(cwnd / 2, 2), cwnd -> ssthresh (once per window: the
+ *     kernel's CWR state, RFC 3168).
+ *   loss (3rd DUPACK) with no ECE seen: "hold", cwnd and ssthresh unchanged
+ *     (the paper's "persist at the previous value"); with ECE: halve.
+ *   RTO with no ECE seen: hold, i.e. resume at the cwnd in force before the
+ *     timeout (not 1), ssthresh unchanged; with ECE: classic, ssthresh =
+ *     max(cwnd / 2, 2), cwnd = 1.
+ * Without ECN on the connection nothing tells congestion from corruption and
+ * holding the window through congestion would be unsafe: every loss is then
+ * a congestion loss, answered exactly like Reno (halve; RTO -> 1).
+ */
+#ifndef _DIFFC_CORE_H
+#define _DIFFC_CORE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdbool.h>
+#include <stdint.h>
+typedef uint8_t u8;
+typedef uint32_t u32;
+#endif
+
+#define DIFFC_SSTHRESH_MIN	2U
+
+enum diffc_event {
+	DIFFC_EV_ECE,		/* ACK carrying ECE (entering CWR) */
+	DIFFC_EV_LOSS,		/* 3rd DUPACK / RACK: entering Recovery */
+	DIFFC_EV_RTO,		/* retransmission timeout */
+	DIFFC_EV_TLP,		/* loss repaired by a tail loss probe (CWR) */
+};
+
+enum diffc_action {
+	DIFFC_HOLD,		/* speculated corruption: keep cwnd */
+	DIFFC_HALVE,		/* congestion: Reno fast recovery halving */
+	DIFFC_RESET,		/* congestion at RTO: cwnd = 1 */
+};
+
+struct diffc_decision {
+	u8	action;		/* enum diffc_action */
+	u32	cwnd;		/* cwnd when the reaction is complete */
+	u32	ssthresh;	/* ssthresh afterwards */
+};
+
+/* per-socket running totals */
+struct diffc_counts {
+	u32	held;		/* losses held (speculated corruption) */
+	u32	halved;		/* halvings: ECE, or losses with ECE/no ECN */
+	u32	rto;		/* retransmission timeouts (held or reset) */
+};
+
+static inline u32 diffc_half(u32 cwnd)
+{
+	u32 h = cwnd >> 1;
+
+	return h > DIFFC_SSTHRESH_MIN ? h : DIFFC_SSTHRESH_MIN;
+}
+
+/*
+ * @cwnd: cwnd now, or for DIFFC_EV_RTO the cwnd before the timeout (the
+ * kernel's prior_cwnd); @ssthresh: ssthresh in force before the event;
+ * @ecn_ok: ECN negotiated; @congested: ECE seen on the latest ACK.
+ */
+static inline void diffc_decide(struct diffc_decision *d, u8 ev, bool ecn_ok,
+				bool congested, u32 cwnd, u32 ssthresh)
+{
+	bool speculate = ecn_ok && !congested && ev != DIFFC_EV_ECE;
+
+	if (!cwnd)
+		cwnd = 1;
+	if (speculate) {
+		d->action = DIFFC_HOLD;
+		d->cwnd = cwnd;
+		d->ssthresh = ssthresh;
+	} else if (ev == DIFFC_EV_RTO) {
+		d->action = DIFFC_RESET;
+		d->cwnd = 1;
+		d->ssthresh = diffc_half(cwnd);
+	} else {
+		d->action = DIFFC_HALVE;
+		d->ssthresh = diffc_half(cwnd);
+		d->cwnd = d->ssthresh;
+	}
+}
+
+/* count a decision */
+static inline void diffc_count(struct diffc_counts *n, u8 ev,
+			       const struct diffc_decision *d)
+{
+	if (ev == DIFFC_EV_RTO)
+		n->rto++;
+	if (d->action == DIFFC_HOLD)
+		n->held++;
+	else
+		n->halved++;
+}
+
+#endif /* _DIFFC_CORE_H */

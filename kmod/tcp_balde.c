@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP BaLDE: SARBE bandwidth estimation + Vegas loss differentiation
+ * (T.-A. Le & C. S. Hong, "TCP BaLDE for improving TCP performance over
+ * heterogeneous networks"; SPEC.md 1.4).
+ *
+ * Estimator (balde_core.h): bandwidth samples from the receiver's timestamps
+ * of consecutive ACKs, Bw_k = L_k / (ts_k - ts_{k-1}), through the stability
+ * filter (b = 0.95, N = 8) into eBw; ocwnd = eBw * rtt_min / mss.  L_k is
+ * the data newly delivered by the ACK, (tp->delivered - previous) * mss,
+ * i.e. cumulatively ACKed or SACKed; ts is tp->rx_opt.rcv_tsval, 1 ms ticks
+ * (1 us if the connection negotiated tcp_usec_ts).  Without timestamps the
+ * interval is the one between ACK arrivals (the documented fallback).
+ * LDEA: the Vegas predictor of newrenolp_core.h (alpha 1, beta 3) on every
+ * ACK with an RTT sample; rtt_min is the minimum RTT sample, seeded from
+ * the kernel's windowed minimum (SYN RTT) at init.
+ *
+ * Reactions: new ACK in slow start with incipient congestion: ssthresh =
+ * ocwnd (.cong_avoid, before Reno's increase).  3rd DUPACK (Recovery):
+ * ssthresh = ocwnd; congested and cwnd > ocwnd: cwnd -> ocwnd, otherwise
+ * cwnd is kept.  RTO: ssthresh = ocwnd, cwnd = 1.  ECE (only if the
+ * connection negotiated ECN; not requested by this module): as a congested
+ * loss.  As in tcp_jersey.c the kernel's PRR is kept: .ssthresh returns the
+ * cwnd the reduction should end at and the wanted ssthresh is installed at
+ * CA_EVENT_COMPLETE_CWR; .set_state records the decision (tracepoint
+ * balde:balde_loss) and answers an RTO.  .undo_cwnd as Reno.
+ *
+ * Observability: .get_info fills INET_DIAG_BBRINFO (also answered for
+ * VEGASINFO requests), so `ss -tin` prints "bbr:(bw:<eBw>bps,mrtt:<rtt_min
+ * ms>)" (gains are 0).  Tracepoints balde:balde_loss and balde:balde_sample
+ * (trace_balde.h).
+ */
+#define pr_fmt(fmt) "tcp_balde: " fmt
+
+#include <linux/inet_diag.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <net/tcp.h>
+
+#include "compat.h"
+#include "balde_core.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace_balde.h"
+
+struct balde {
+	struct balde_est est;		/* SARBE */
+	struct nrlp_pred pred;		/* Vegas LDEA */
+	struct balde_counts n;		/* decisions so far */
+	u32	delivered;		/* tp->delivered at the previous ACK */
+	u32	ss_after;		/* ssthresh when the reduction completes */
+	u8	ece:1,			/* the latest ACK carried ECE */
+		pending:1,		/* .ssthresh just ran */
+		ss_fix:1;		/* install ss_after at COMPLETE_CWR */
+};
+
+static bool balde_ecn_ok(const struct sock *sk)
+{
+	return compat_tcp_ecn_ok(tcp_sk(sk));
+}
+
+static u32 balde_ocwnd_now(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	const struct balde *ca = inet_csk_ca(sk);
+	u32 w = balde_ocwnd(ca->est.ebw, ca->pred.rtt_min, tp->mss_cache);
+
+	return min(w, max(tp->snd_cwnd_clamp, BALDE_OCWND_MIN));
+}
+
+static void balde_record(struct sock *sk, u8 ev, u32 cwnd_before, u32 ocwnd,
+			 const struct balde_decision *d)
+{
+	struct balde *ca = inet_csk_ca(sk);
+
+	balde_count(&ca->n, ev, d);
+	trace_balde_loss(sk, ev, d, cwnd_before, ca->est.ebw, ocwnd,
+			 &ca->pred, &ca->n);
+}
+
+static void balde_init(struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct balde *ca = inet_csk_ca(sk);
+	u32 rtt = tcp_min_rtt(tp);
+
+	memset(ca, 0, sizeof(*ca));
+	balde_est_init(&ca->est);
+	ca->pred.rtt_min = rtt == ~0U ? 0 : min(rtt, NRLP_RTT_MAX_US);
+	ca->delivered = tp->delivered;
+}
+
+static void balde_in_ack_event(struct sock *sk, u32 flags)
+{
+	struct balde *ca = inet_csk_ca(sk);
+
+	ca->pending = 0;
+	ca->ece = (flags & CA_ACK_ECE) && balde_ecn_ok(sk);
+}
+
+/* every ACK that finds data outstanding: SARBE and LDEA samples */
+static void balde_pkts_acked(struct sock *sk, const struct ack_sample *sample)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct balde *ca = inet_csk_ca(sk);
+	u64 bytes = (u64)(tp->delivered - ca->delivered) * tp->mss_cache;
+	struct balde_sample out;
+	struct balde_ack ack = {
+		.now_us	= (u32)tp->tcp_mstamp,
+		.bytes	= (u32)min_t(u64, bytes, U32_MAX),
+		.tsval	= tp->rx_opt.rcv_tsval,
+		.tick_us = compat_tcp_usec_ts(tp) ? 1 : 1000,
+		.has_ts	= tp->rx_opt.tstamp_ok && tp->rx_opt.saw_tstamp,
+	};
+
+	ca->delivered = tp->delivered;
+	if (balde_est_ack(&ca->est, &ack, &out))
+		trace_balde_sample(sk, &out, ca->est.ebw);
+	if (sample->rtt_us > 0)
+		nrlp_sample(&ca->pred, sample->rtt_us, tcp_snd_cwnd(tp),
+			    BALDE_ALPHA, BALDE_BETA);
+}
+
+/* new ACK: in slow start with incipient congestion, ssthresh = ocwnd */
+static void balde_cong_avoid(struct sock *sk, u32 ack, u32 acked)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct balde *ca = inet_csk_ca(sk);
+	u32 ss = balde_new_ack(ca->pred.congested, ca->est.nu > 0,
+			       tcp_snd_cwnd(tp), tp->snd_ssthresh,
+			       balde_ocwnd_now(sk));
+
+	if (ss != tp->snd_ssthresh) {
+		tp->snd_ssthresh = ss;
+		ca->n.ss_exits++;
+	}
+	tcp_reno_cong_avoid(sk, ack, acked);
+}
+
+static u8 balde_event_of(const struct balde *ca, u8 new_state)
+{
+	if (new_state == TCP_CA_Loss)
+		return BALDE_EV_RTO;
+	if (ca->ece)
+		return BALDE_EV_ECE;
+	return new_state == TCP_CA_CWR ? BALDE_EV_TLP : BALDE_EV_LOSS;
+}
+
+/* entering CWR or Recovery: the cwnd the reduction should end at */
+static u32 balde_ssthresh(struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct balde *ca = inet_csk_ca(sk);
+	struct balde_decision d;
+
+	balde_decide(&d, ca->ece ? BALDE_EV_ECE : BALDE_EV_LOSS,
+		     ca->pred.congested, tcp_snd_cwnd(tp), balde_ocwnd_now(sk));
+	ca->ss_after = d.ssthresh;
+	ca->pending = 1;
+	return max(d.cwnd, BALDE_OCWND_MIN);
+}
+
+/* as jersey_rto_entry(): tcp_enter_loss() set cwnd = in_flight + 1 */
+static bool balde_rto_entry(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	return !tp->snd_cwnd_cnt &&
+	       tcp_snd_cwnd(tp) == tcp_packets_in_flight(tp) + 1;
+}
+
+static void balde_set_state(struct sock *sk, u8 new_state)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct balde *ca = inet_csk_ca(sk);
+	u32 ocwnd = balde_ocwnd_now(sk);
+	u32 cwnd = tcp_snd_cwnd(tp);
+	struct balde_decision d;
+	u8 ev;
+
+	if (new_state != TCP_CA_CWR && new_state != TCP_CA_Recovery &&
+	    !(new_state == TCP_CA_Loss && balde_rto_entry(sk)))
+		goto out;
+	ev = balde_event_of(ca, new_state);
+	if (ev == BALDE_EV_RTO) {
+		cwnd = tp->prior_cwnd;
+		balde_decide(&d, ev, ca->pred.congested, cwnd, ocwnd);
+		tp->snd_ssthresh = d.ssthresh;
+		tcp_snd_cwnd_set(tp, 1);
+		ca->ss_fix = 0;
+	} else if (ca->pending) {
+		balde_decide(&d, ev, ca->pred.congested, cwnd, ocwnd);
+		ca->ss_fix = 1;
+	} else {
+		/* no .ssthresh call: a reduction is under way, unchanged */
+		d.cause = ca->pred.congested ? BALDE_CAUSE_CONGESTION :
+					       BALDE_CAUSE_WIRELESS;
+		d.cwnd = tp->snd_ssthresh;
+		d.ssthresh = ca->ss_fix ? ca->ss_after : tp->snd_ssthresh;
+	}
+	balde_record(sk, ev, cwnd, ocwnd, &d);
+out:
+	ca->pending = 0;
+}
+
+static void balde_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
+{
+	struct balde *ca = inet_csk_ca(sk);
+
+	if (ev == CA_EVENT_COMPLETE_CWR && ca->ss_fix) {
+		tcp_sk(sk)->snd_ssthresh = ca->ss_after;
+		ca->ss_fix = 0;
+	}
+}
+
+static u32 balde_undo_cwnd(struct sock *sk)
+{
+	struct balde *ca = inet_csk_ca(sk);
+
+	ca->ss_fix = 0;
+	return tcp_reno_undo_cwnd(sk);
+}
+
+/* ss -tin: "bbr:(bw:<eBw>,mrtt:<rtt_min>)" */
+static size_t balde_get_info(struct sock *sk, u32 ext, int *attr,
+			     union tcp_cc_info *info)
+{
+	const struct balde *ca = inet_csk_ca(sk);
+
+	if (ext & (1 << (INET_DIAG_BBRINFO - 1)) ||
+	    ext & (1 << (INET_DIAG_VEGASINFO - 1))) {
+		memset(&info->bbr, 0, sizeof(info->bbr));
+		info->bbr.bbr_bw_lo = ca->est.ebw;
+		info->bbr.bbr_min_rtt = ca->pred.rtt_min;
+		*attr = INET_DIAG_BBRINFO;
+		return sizeof(info->bbr);
+	}
+	return 0;
+}
+
+static struct tcp_congestion_ops tcp_balde __read_mostly = {
+	.init		= balde_init,
+	.ssthresh	= balde_ssthresh,
+	.cong_avoid	= balde_cong_avoid,
+	.set_state	= balde_set_state,
+	.cwnd_event	= balde_cwnd_event,
+	.in_ack_event	= balde_in_ack_event,
+	.pkts_acked	= balde_pkts_acked,
+	.undo_cwnd	= balde_undo_cwnd,
+	.get_info	= balde_get_info,
+	.owner		= THIS_MODULE,
+	.name		= "balde",
+};
+
+static int __init balde_register(void)
+{
+	BUILD_BUG_ON(sizeof(struct balde) > ICSK_CA_PRIV_SIZE);
+	return tcp_register_congestion_control(&tcp_balde);
+}
+
+static void __exit balde_unregister(void)
+{
+	tcp_unregister_congestion_control(&tcp_balde);
+}
+
+module_init(balde_register);
+module_exit(balde_unregister);
+
+MODULE_AUTHOR("jersey project");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("TCP BaLDE: SARBE bandwidth estimate + Vegas loss differentiation");
+MODULE_ALIAS("tcp_balde");

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracepoints of the Diff-C-TCP congestion control (system "diffc"):
+ *
+ *   diffc:diffc_loss   one per decision: ECE halving, loss (3rd DUPACK),
+ *                      RTO or TLP-repaired loss, held or halved/reset, with
+ *                      the per-socket running totals
+ *
+ * una_tx is the local time (CLOCK_MONOTONIC us) of the last transmission of
+ * the segment at snd_una, now the time of the decision (same clock).
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM diffc
+
+#if !defined(_TRACE_DIFFC_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_DIFFC_H
+
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/tracepoint.h>
+#include <net/ipv6.h>
+#include <net/tcp.h>
+#include <trace/events/net_probe_common.h>
+#include "compat.h"
+#include "diffc_core.h"
+
+TRACE_DEFINE_ENUM(DIFFC_EV_ECE);
+TRACE_DEFINE_ENUM(DIFFC_EV_LOSS);
+TRACE_DEFINE_ENUM(DIFFC_EV_RTO);
+TRACE_DEFINE_ENUM(DIFFC_EV_TLP);
+TRACE_DEFINE_ENUM(DIFFC_HOLD);
+TRACE_DEFINE_ENUM(DIFFC_HALVE);
+TRACE_DEFINE_ENUM(DIFFC_RESET);
+
+#define show_diffc_event(e)						\
+	__print_symbolic(e,						\
+		{ DIFFC_EV_ECE,		"ece" },			\
+		{ DIFFC_EV_LOSS,	"dupack" },			\
+		{ DIFFC_EV_RTO,		"rto" },			\
+		{ DIFFC_EV_TLP,		"tlp" })
+
+#define show_diffc_action(a)						\
+	__print_symbolic(a,						\
+		{ DIFFC_HOLD,		"hold" },			\
+		{ DIFFC_HALVE,		"halve" },			\
+		{ DIFFC_RESET,		"reset" })
+
+TRACE_EVENT(diffc_loss,
+
+	TP_PROTO(const struct sock *sk, u8 ev, const struct diffc_decision *d,
+		 u32 cwnd_before, bool congested, const struct diffc_counts *n),
+
+	TP_ARGS(sk, ev, d, cwnd_before, congested, n),
+
+	TP_STRUCT__entry(
+		/* sockaddr_in6 is always bigger than sockaddr_in */
+		__array(__u8, saddr, sizeof(struct sockaddr_in6))
+		__array(__u8, daddr, sizeof(struct sockaddr_in6))
+		__field(__u16, sport)
+		__field(__u16, dport)
+		__field(__u32, snd_una)
+		__field(__u64, una_tx)
+		__field(__u64, now)
+		__field(__u8, ev)
+		__field(__u8, action)
+		__field(__u8, ece)
+		__field(__u8, ecn_ok)
+		__field(__u32, cwnd_before)
+		__field(__u32, cwnd_after)
+		__field(__u32, ssthresh)
+		__field(__u32, n_held)
+		__field(__u32, n_halved)
+		__field(__u32, n_rto)
+	),
+
+	TP_fast_assign(
+		const struct inet_sock *inet = inet_sk(sk);
+
+		memset(__entry->saddr, 0, sizeof(struct sockaddr_in6));
+		memset(__entry->daddr, 0, sizeof(struct sockaddr_in6));
+		TP_STORE_ADDR_PORTS(__entry, inet, sk);
+		__entry->sport = ntohs(inet->inet_sport);
+		__entry->dport = ntohs(inet->inet_dport);
+		__entry->snd_una = tcp_sk(sk)->snd_una;
+		__entry->una_tx = compat_una_tx_us(sk);
+		__entry->now = tcp_sk(sk)->tcp_mstamp;
+		__entry->ev = ev;
+		__entry->action = d->action;
+		__entry->ece = congested;
+		__entry->ecn_ok = compat_tcp_ecn_ok(tcp_sk(sk));
+		__entry->cwnd_before = cwnd_before;
+		__entry->cwnd_after = d->cwnd;
+		__entry->ssthresh = d->ssthresh;
+		__entry->n_held = n->held;
+		__entry->n_halved = n->halved;
+		__entry->n_rto = n->rto;
+	),
+
+	TP_printk("src=%pISpc dest=%pISpc snd_una=%u una_tx=%llu now=%llu kind=%s action=%s ece=%u ecn=%u cwnd=%u->%u ssthresh=%u held=%u halved=%u rto=%u",
+		  __entry->saddr, __entry->daddr, __entry->snd_una,
+		  __entry->una_tx, __entry->now,
+		  show_diffc_event(__entry->ev),
+		  show_diffc_action(__entry->action),
+		  __entry->ece, __entry->ecn_ok,
+		  __entry->cwnd_before, __entry->cwnd_after,
+		  __entry->ssthresh, __entry->n_held, __entry->n_halved,
+		  __entry->n_rto)
+);
+
+#endif /* _TRACE_DIFFC_H */
+
+/* out-of-tree: this header lives next to tcp_diffc.c, found via -I$(src) */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace_diffc
+#include <trace/define_trace.h>

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracepoints of the TCP NewReno-LP congestion control (system
+ * "newrenolp"):
+ *
+ *   newrenolp:newrenolp_loss  one per decision: loss (3rd DUPACK), RTO,
+ *                             TLP-repaired loss or ECE, with the Vegas
+ *                             predictor's classification and inputs (V in
+ *                             1/1000 segment, rtt and rtt_min in us) and the
+ *                             per-socket running totals
+ *
+ * una_tx is the local time (CLOCK_MONOTONIC us) of the last transmission of
+ * the segment at snd_una, now the time of the decision (same clock).
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM newrenolp
+
+#if !defined(_TRACE_NEWRENOLP_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_NEWRENOLP_H
+
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/tracepoint.h>
+#include <net/ipv6.h>
+#include <net/tcp.h>
+#include <trace/events/net_probe_common.h>
+#include "compat.h"
+#include "newrenolp_core.h"
+
+TRACE_DEFINE_ENUM(NRLP_EV_LOSS);
+TRACE_DEFINE_ENUM(NRLP_EV_RTO);
+TRACE_DEFINE_ENUM(NRLP_EV_ECE);
+TRACE_DEFINE_ENUM(NRLP_EV_TLP);
+TRACE_DEFINE_ENUM(NRLP_CAUSE_WIRELESS);
+TRACE_DEFINE_ENUM(NRLP_CAUSE_CONGESTION);
+TRACE_DEFINE_ENUM(NRLP_CAUSE_ECN);
+
+#define show_nrlp_event(e)						\
+	__print_symbolic(e,						\
+		{ NRLP_EV_LOSS,		"dupack" },			\
+		{ NRLP_EV_RTO,		"rto" },			\
+		{ NRLP_EV_ECE,		"ece" },			\
+		{ NRLP_EV_TLP,		"tlp" })
+
+#define show_nrlp_cause(c)						\
+	__print_symbolic(c,						\
+		{ NRLP_CAUSE_WIRELESS,		"wireless" },		\
+		{ NRLP_CAUSE_CONGESTION,	"congestion" },		\
+		{ NRLP_CAUSE_ECN,		"ecn" })
+
+TRACE_EVENT(newrenolp_loss,
+
+	TP_PROTO(const struct sock *sk, u8 ev, const struct nrlp_decision *d,
+		 u32 cwnd_before, u32 flight, const struct nrlp_pred *p,
+		 const struct nrlp_counts *n),
+
+	TP_ARGS(sk, ev, d, cwnd_before, flight, p, n),
+
+	TP_STRUCT__entry(
+		/* sockaddr_in6 is always bigger than sockaddr_in */
+		__array(__u8, saddr, sizeof(struct sockaddr_in6))
+		__array(__u8, daddr, sizeof(struct sockaddr_in6))
+		__field(__u16, sport)
+		__field(__u16, dport)
+		__field(__u32, snd_una)
+		__field(__u64, una_tx)
+		__field(__u64, now)
+		__field(__u8, ev)
+		__field(__u8, cause)
+		__field(__u32, cwnd_before)
+		__field(__u32, cwnd_after)
+		__field(__u32, ssthresh)
+		__field(__u32, flight)
+		__field(__u32, v_milli)
+		__field(__u32, rtt)
+		__field(__u32, rtt_min)
+		__field(__u32, n_wireless)
+		__field(__u32, n_congestion)
+		__field(__u32, n_rto)
+		__field(__u32, n_ecn)
+	),
+
+	TP_fast_assign(
+		const struct inet_sock *inet = inet_sk(sk);
+
+		memset(__entry->saddr, 0, sizeof(struct sockaddr_in6));
+		memset(__entry->daddr, 0, sizeof(struct sockaddr_in6));
+		TP_STORE_ADDR_PORTS(__entry, inet, sk);
+		__entry->sport = ntohs(inet->inet_sport);
+		__entry->dport = ntohs(inet->inet_dport);
+		__entry->snd_una = tcp_sk(sk)->snd_una;
+		__entry->una_tx = compat_una_tx_us(sk);
+		__entry->now = tcp_sk(sk)->tcp_mstamp;
+		__entry->ev = ev;
+		__entry->cause = d->cause;
+		__entry->cwnd_before = cwnd_before;
+		__entry->cwnd_after = d->cwnd;
+		__entry->ssthresh = d->ssthresh;
+		__entry->flight = flight;
+		__entry->v_milli = p->v_milli;
+		__entry->rtt = p->rtt;
+		__entry->rtt_min = p->rtt_min;
+		__entry->n_wireless = n->wireless;
+		__entry->n_congestion = n->congestion;
+		__entry->n_rto = n->rto;
+		__entry->n_ecn = n->ecn;
+	),
+
+	TP_printk("src=%pISpc dest=%pISpc snd_una=%u una_tx=%llu now=%llu kind=%s cause=%s cwnd=%u->%u ssthresh=%u flight=%u v_milli=%u rtt=%u rtt_min=%u wireless=%u congestion=%u rto=%u ecn=%u",
+		  __entry->saddr, __entry->daddr, __entry->snd_una,
+		  __entry->una_tx, __entry->now,
+		  show_nrlp_event(__entry->ev),
+		  show_nrlp_cause(__entry->cause),
+		  __entry->cwnd_before, __entry->cwnd_after,
+		  __entry->ssthresh, __entry->flight, __entry->v_milli,
+		  __entry->rtt, __entry->rtt_min, __entry->n_wireless,
+		  __entry->n_congestion, __entry->n_rto, __entry->n_ecn)
+);
+
+#endif /* _TRACE_NEWRENOLP_H */
+
+/* out-of-tree: this header lives next to tcp_newrenolp.c, found via -I$(src) */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace_newrenolp
+#include <trace/define_trace.h>
