@@ -21,6 +21,7 @@ listener's CC needs it).  Both are recorded in every result.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -30,6 +31,7 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
@@ -213,6 +215,46 @@ def write_json(path: Path, doc: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+class Captures:
+    """A trial monitor: :class:`testbed.groundtruth.Capture` of every main flow.
+
+    Each flow's data segments are captured (headers only) before every place
+    on its route that can drop them; the merged document has the per-sender-
+    port transmissions and fates that :func:`testbed.groundtruth.classify`
+    matches to the loss decisions, ``fate_counts`` summed over the flows and
+    each flow's capture points and statistics under ``flows``.
+    """
+
+    def __init__(self, indices: list[int]):
+        self.indices = indices
+
+    def __call__(self, path: Any, trial: Trial) -> contextlib.AbstractContextManager[dict]:
+        return self._run(path, trial)
+
+    @contextlib.contextmanager
+    def _run(self, path: Any, trial: Trial) -> Iterator[dict[str, Any]]:
+        from testbed.groundtruth import Capture
+
+        out: dict[str, Any] = {}
+        docs: list[dict[str, Any]] = []
+        with contextlib.ExitStack() as stack:
+            for i in self.indices:
+                docs.append(stack.enter_context(Capture(i)(path, trial)))
+            out["offset"] = docs[0]["offset"] if docs else 0.0
+            yield out
+        tx: dict[str, list[Any]] = {}
+        fates: dict[str, int] = {}
+        flows = {}
+        for i, d in zip(self.indices, docs, strict=True):
+            tx.update(d.get("transmissions", {}))
+            for k, v in d.get("fate_counts", {}).items():
+                fates[k] = fates.get(k, 0) + v
+            flows[str(i)] = {
+                k: d.get(k) for k in ("route", "droppers", "points", "capture_stats", "fate_counts")
+            }
+        out.update(transmissions=tx, fate_counts=fates, flows=flows)
+
+
 def node_sysctls(nodes: list[str], table: dict[str, dict[str, Any]]) -> dict[str, dict[str, str]]:
     """Per-node sysctls from a scenario table whose ``"*"`` entry applies to every node."""
     out: dict[str, dict[str, str]] = {}
@@ -235,6 +277,7 @@ def trial_of(point: scenario.Point, backend: str) -> Trial:
         if f.cc in LISTENER_NEEDS_ECN:
             # the receiver accepts an ECT SYN only if its listener's CC needs ECN
             table = scenario.deep_merge(table, {f.dst: {"net.ipv4.tcp_congestion_control": f.cc}})
+    capture = Captures(list(range(len(flows)))) if mon.get("groundtruth") and flows else None
     return Trial(
         name=f"{point.scenario}/{point.id}",
         links=links,
@@ -245,6 +288,7 @@ def trial_of(point: scenario.Point, backend: str) -> Trial:
         traffic=sources(spec.get("traffic", []), float(spec["duration_s"]), point.seed),
         samplers={k: v for k, v in mon.items() if k not in ("trace", "groundtruth")},
         backend=backend,
+        monitor=capture,
     )
 
 
@@ -387,6 +431,15 @@ class Runner:
             trial.trace_events = events
             doc["seeds"]["traffic"] = [s.seed for s in trial.traffic if s.seed is not None]
             result = run_trial(trial, tracer if events else None)
+            if trial.monitor is not None:
+                from testbed.groundtruth import classify
+
+                for ev in result.get("trace", []):
+                    # decisions without their own timestamp (jersey's): the
+                    # event's, on the same CLOCK_MONOTONIC, in microseconds
+                    if "snd_una" in ev and not ev.get("now"):
+                        ev["now"] = int(ev["t_mono"] * 1e6)
+                classify(result)  # per-decision truth into the trace events
             doc.update(result)
             doc["spec"] = p.spec
             doc["metrics"] = metrics.point_metrics(doc)

@@ -30,9 +30,10 @@ from collections import deque
 from typing import Any
 
 # cause= values of the loss tracepoints, by what they claim
-WIRELESS_CAUSES = {"wireless", "rto_wireless", "corruption", "held", "link", "rto_held"}
-CONGESTION_CAUSES = {"congestion", "rto_congestion", "halved", "halve", "rto", "rto_congested"}
+WIRELESS_CAUSES = {"wireless", "rto_wireless", "corruption", "hold", "held"}
+CONGESTION_CAUSES = {"congestion", "rto_congestion", "halve", "halved", "reset"}
 NOT_A_LOSS = {"ecn", "ece", "cwr"}
+NOT_A_LOSS_KINDS = {"ece", "ecn", "tlp"}
 
 
 def jain(xs: list[float]) -> float:
@@ -76,9 +77,19 @@ def jitter(rtts: list[float]) -> float:
     return statistics.fmean(abs(b - a) for a, b in itertools.pairwise(rtts))
 
 
-def classify(cause: Any) -> str | None:
-    """A tracepoint's cause as "wireless", "congestion", or None (not a loss)."""
-    c = str(cause).lower()
+def classify(ev: dict[str, Any] | str) -> str | None:
+    """What a loss tracepoint event claims: "wireless", "congestion", None (not a
+    loss: an ECN reaction or a tail-loss probe) or "unknown".
+
+    jersey prints ``cause=``; newrenolp and balde ``kind=`` (dupack, rto, ece,
+    tlp) and ``cause=``; diffc ``kind=`` and ``action=`` (hold: the loss was
+    taken for corruption; halve/reset: for congestion).
+    """
+    if isinstance(ev, str):
+        ev = {"cause": ev}
+    if str(ev.get("kind", "")).lower() in NOT_A_LOSS_KINDS:
+        return None
+    c = str(ev.get("cause") or ev.get("action") or "").lower()
     if c in NOT_A_LOSS:
         return None
     if c in WIRELESS_CAUSES or "wireless" in c or "corrupt" in c:
@@ -146,7 +157,7 @@ def accuracy(decisions: list[dict[str, Any]], truth: dict[str, Any]) -> dict[str
     truth does not settle it) and ``misprediction`` (decisions called
     wireless that were congestion, over decisions called wireless).
     """
-    claimed = [classify(d.get("cause")) for d in decisions]
+    claimed = [classify(d) for d in decisions]
     losses = [c for c in claimed if c is not None]
     out: dict[str, Any] = {
         "decisions": len(losses),
@@ -160,6 +171,7 @@ def accuracy(decisions: list[dict[str, Any]], truth: dict[str, Any]) -> dict[str
     if "per_decision" in truth:
         pairs = [(c, t) for c, t in zip(claimed, truth["per_decision"], strict=False) if c and t]
         out["method"] = "per-packet"
+        out["truth"] = truth.get("kind")
         out["matched"] = len(pairs)
         if pairs:
             out["accuracy"] = sum(c == t for c, t in pairs) / len(pairs)
@@ -290,6 +302,18 @@ def point_metrics(result: dict[str, Any]) -> dict[str, Any]:
     total = place["link_drops"] + place["queue_drops"]
     udp = [t for t in result.get("traffic", []) if t.get("kind") == "udp"]
     udp_lost = sum(int(t.get("lost_packets") or 0) for t in udp)
+    fates = (result.get("monitor") or {}).get("fate_counts") or {}
+    if fates:
+        pp_link = sum(v for k, v in fates.items() if k.startswith("air:"))
+        pp_queue = sum(v for k, v in fates.items() if k.startswith("queue:"))
+        pp = pp_link + pp_queue
+        out["drops_pp"] = {
+            "link_drops": pp_link,
+            "queue_drops": pp_queue,
+            "delivered": fates.get("delivered", 0),
+            "link_share": pp_link / pp if pp else math.nan,
+            "queue_share": pp_queue / pp if pp else math.nan,
+        }
     out["drops"] = {
         "link_drops": place["link_drops"],
         "queue_drops": place["queue_drops"],
@@ -302,17 +326,22 @@ def point_metrics(result: dict[str, Any]) -> dict[str, Any]:
     }
     # per flow: classification against ground truth
     events = result.get("trace", [])
-    gt = result.get("groundtruth") or {}
     totals = {"decisions": 0, "correct": 0.0, "settled": 0}
     per_flow = []
-    for i, f in enumerate(flows):
+    for f in flows:
         dest = f.get("dest", "")
         decisions = decisions_of(events, dest) if dest else []
         dirs = route(result.get("links_config", []), f["src"], f["dst"])
-        truth: dict[str, Any]
-        pf = (gt.get("flows") or {}).get(str(i)) if gt else None
-        truth = pf if pf and "per_decision" in pf else counter_truth(ground, dirs)
+        truth: dict[str, Any] = counter_truth(ground, dirs)
+        matched = [d.get("truth") for d in decisions]
+        if any(t in ("wireless", "congestion") for t in matched):
+            truth = {
+                **truth,
+                "per_decision": [t if t in ("wireless", "congestion") else None for t in matched],
+            }
         acc = accuracy(decisions, truth)
+        if "per_decision" in truth:
+            acc["unmatched"] = sum(t not in ("wireless", "congestion") for t in matched)
         rec = {
             "label": f.get("label") or f["cc"],
             "group": f.get("group") or f["cc"],

@@ -575,19 +575,22 @@ def acceptance(sums: dict[str, dict[str, Any]]) -> list[str]:
             rs = [r for r in gt["recs"] if r["_level"] == "point" and r.get("case") == case]
             if not rs:
                 continue
-            share_k = "drops.link_share" if case.startswith("link") else "drops.queue_share"
+            # per-packet ground truth (TCP flows' segments followed through
+            # the path) when the points have it, the counters otherwise
+            sec = "drops_pp" if cell_values(rs, "drops_pp.link_drops") else "drops"
+            method = "per-packet" if sec == "drops_pp" else "counters (netem/qdisc)"
+            share_k = f"{sec}.link_share" if case.startswith("link") else f"{sec}.queue_share"
             shares = cell_values(rs, share_k)
             worst = min(shares) if shares else math.nan
             counted = [
-                (value(r, "drops.link_drops") or 0) + (value(r, "drops.queue_drops") or 0)
+                (value(r, f"{sec}.link_drops") or 0) + (value(r, f"{sec}.queue_drops") or 0)
                 for r in rs
             ]
             lost = cell_values(rs, "drops.udp_lost")
             ratio = cell_values(rs, "drops.counted_vs_udp")
-            method = "per-packet" if any(d.get("groundtruth") for d in gt["docs"]) else "counters"
             verdict = "pass" if shares and worst >= GT_THRESHOLD else "FAIL"
-            link_med = statistics.median(cell_values(rs, "drops.link_share") or [math.nan])
-            queue_med = statistics.median(cell_values(rs, "drops.queue_share") or [math.nan])
+            link_med = statistics.median(cell_values(rs, f"{sec}.link_share") or [math.nan])
+            queue_med = statistics.median(cell_values(rs, f"{sec}.queue_share") or [math.nan])
             ratio_med = statistics.median(ratio) if ratio else math.nan
             md.append(
                 f"| {case} | {len(rs)} | {link_med:.4f} | {queue_med:.4f} "

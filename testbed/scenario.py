@@ -119,7 +119,14 @@ TRAFFIC_KEYS: dict[str, dict[str, type | tuple[type, ...]]] = {
         "label": str,
     },
 }
-MONITOR_KEYS = {"queues": list, "air": list, "ping": (bool, list), "ss": bool, "trace": list}
+MONITOR_KEYS = {
+    "queues": list,
+    "air": list,
+    "ping": (bool, list),
+    "ss": bool,
+    "trace": list,
+    "groundtruth": bool,
+}
 METRICS_KEYS = {"bottleneck": str, "window_s": list, "main": list}
 REPORT_KEYS = {"figures": list, "tables": list, "notes": str}
 FIGURE_KEYS = {

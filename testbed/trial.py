@@ -174,6 +174,9 @@ def run_trial(trial: Trial, tracer: TraceStream | None = None) -> dict[str, Any]
         if tracer is not None:
             trace = tracer.take(path.id)
             for ev in trace:
+                # tracefs runs on CLOCK_MONOTONIC (TraceStream): keep the raw
+                # time, and the time since the flows started
+                ev["t_mono"] = float(ev["t"])
                 ev["t"] = round(float(ev["t"]) - t0, 6)
     result: dict[str, Any] = {
         "name": trial.name,

@@ -67,6 +67,8 @@ def test_link_loss_is_counted_as_link_drops(run: dict[str, Any]) -> None:
     assert d["counted_vs_udp"] == pytest.approx(1.0, abs=0.02), d
     t = run["docs"]["link-tcp"]["metrics"]
     assert t["drops"]["link_share"] >= 0.99, t["drops"]
+    # per packet: the TCP segments followed through the path
+    assert t["drops_pp"]["link_drops"] > 0 and t["drops_pp"]["link_share"] >= 0.99, t["drops_pp"]
     assert t["goodput_bps"] > 0.5e6
 
 
@@ -74,7 +76,9 @@ def test_queue_overflow_is_counted_as_queue_drops(run: dict[str, Any]) -> None:
     d = run["docs"]["queue-udp"]["metrics"]["drops"]
     assert d["queue_drops"] > 100 and d["queue_share"] >= 0.99, d
     assert d["counted_vs_udp"] == pytest.approx(1.0, abs=0.02), d
-    assert run["docs"]["queue-tcp"]["metrics"]["drops"]["queue_share"] >= 0.99
+    t = run["docs"]["queue-tcp"]["metrics"]
+    assert t["drops"]["queue_share"] >= 0.99, t["drops"]
+    assert t["drops_pp"]["queue_share"] >= 0.99, t["drops_pp"]
 
 
 def test_jersey_decisions_are_traced_and_matched(run: dict[str, Any]) -> None:
@@ -82,6 +86,7 @@ def test_jersey_decisions_are_traced_and_matched(run: dict[str, Any]) -> None:
     jersey = next(f for f in flows if f["cc"] == "jersey")
     assert jersey["decisions"] > 0, jersey
     assert jersey["accuracy"] is not None and jersey["truth"] == "wireless"
+    assert jersey["method"] == "per-packet" and jersey["matched"] > 0, jersey
 
 
 def test_report_is_generated(run: dict[str, Any]) -> None:
