@@ -46,6 +46,25 @@ class Flow:
         return out
 
 
+def start_server(path: Path, node: str, port: int, *args: str) -> subprocess.Popen[str]:
+    """``iperf3 -s`` on ``node``; returns once it listens (it says so on stdout,
+    flushed with --forceflush: no polling process per server)."""
+    argv = [IP, "netns", "exec", path.ns(node), "iperf3", "-s", "-p", str(port), "--forceflush"]
+    argv += args
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None
+    seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        if "listening on" in line:
+            break
+    else:
+        raise RuntimeError(f"iperf3 server on {node}:{port} did not start: {''.join(seen)}")
+    # keep reading so that the server never blocks on a full pipe
+    threading.Thread(target=proc.stdout.read, daemon=True).start()
+    return proc
+
+
 def wait_listening(path: Path, node: str, port: int, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -111,7 +130,7 @@ class FlowRunner:
         self.flows = flows
         self.ports = [base_port + i for i in range(len(flows))]
         self.results: list[dict[str, Any]] = [{} for _ in flows]
-        self._servers: list[subprocess.Popen[bytes]] = []
+        self._servers: list[subprocess.Popen[str]] = []
         self._threads: list[threading.Thread] = []
 
     def dest(self, i: int) -> str:
@@ -120,13 +139,9 @@ class FlowRunner:
 
     def start_servers(self) -> None:
         for flow, port in zip(self.flows, self.ports, strict=True):
-            argv = [IP, "netns", "exec", self.path.ns(flow.dst), "iperf3", "-s", "-1"]
-            argv += ["-p", str(port), "-i", f"{REPORT_INTERVAL_S:g}"]
             self._servers.append(
-                subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                start_server(self.path, flow.dst, port, "-1", "-i", f"{REPORT_INTERVAL_S:g}")
             )
-        for flow, port in zip(self.flows, self.ports, strict=True):
-            wait_listening(self.path, flow.dst, port)
 
     def start_clients(self, t0: float) -> None:
         for i, flow in enumerate(self.flows):

@@ -391,13 +391,16 @@ def _wait_listening(proc: subprocess.Popen[str], timeout: float = 10.0) -> None:
     """tcpdump says "listening on ..." once its filter is attached."""
     assert proc.stderr is not None
     deadline = time.monotonic() + timeout
-    os.set_blocking(proc.stderr.fileno(), False)
+    fd = proc.stderr.fileno()
+    os.set_blocking(fd, False)
     buf = ""
     while time.monotonic() < deadline:
-        chunk = proc.stderr.read() or ""
-        buf += chunk
+        # the raw descriptor: a text stream's read() on a non-blocking pipe
+        # with nothing to read fails in its decoder (TypeError)
+        with contextlib.suppress(BlockingIOError):
+            buf += os.read(fd, 4096).decode(errors="replace")
         if "listening on" in buf:
-            os.set_blocking(proc.stderr.fileno(), True)
+            os.set_blocking(fd, True)
             return
         if proc.poll() is not None:
             raise RuntimeError(f"tcpdump exited: {buf.strip()}")

@@ -289,6 +289,7 @@ def trial_of(point: scenario.Point, backend: str) -> Trial:
         samplers={k: v for k, v in mon.items() if k not in ("trace", "groundtruth")},
         backend=backend,
         monitor=capture,
+        duration_s=float(spec["duration_s"]),
     )
 
 

@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 
 from mininet.link import Intf
 from mininet.link import Link as MnLink
+from mininet.log import setLogLevel
 from mininet.net import Mininet
 from mininet.node import Node, Switch
 from mininet.topo import Topo
@@ -93,6 +94,8 @@ class AirBridge(Switch):
     """The medium of a link: a Linux bridge joining ports pa and pb, in its own namespace."""
 
     def __init__(self, name: str, **params: Any) -> None:
+        # Mininet passes its own inNamespace (False for switches) unless the
+        # topology gives one; the topologies here always ask for a namespace
         params.setdefault("inNamespace", True)
         super().__init__(name, **params)
 
@@ -131,7 +134,7 @@ def add_path(
         air = f"air{link.index}"
         dev = Path.dev(link)
         cmds = link_tc_cmds(link)
-        topo.addSwitch(air, cls=AirBridge, dpid=f"{link.index + 1:x}")
+        topo.addSwitch(air, cls=AirBridge, dpid=f"{link.index + 1:x}", inNamespace=True)
         topo.addLink(
             link.a,
             air,
@@ -220,6 +223,7 @@ class MininetPath(Path):
         # Mininet.init() would raise rlimits and root-namespace sysctls
         # (tcp_rmem/wmem, ...): keep the kernel as the netns backend sees it.
         Mininet.inited = True
+        setLogLevel("warning")
         topo = LinkTopo(links=self.links, path_id=self.id, sysctls=self.sysctls)
         self.net = Mininet(
             topo=topo,

@@ -122,6 +122,11 @@ AIR_BRIDGE_CMDS = [
 ]
 
 
+def sysctl_cmd(key: str, value: str) -> str:
+    """A shell line setting a sysctl through /proc/sys (no process per setting)."""
+    return f"echo {value} > /proc/sys/{key.replace('.', '/')}"
+
+
 def offload_cmd(dev: str) -> str:
     """No offloads: every skb is one wire packet, so queue limits and
     per-packet loss probabilities mean what they say."""
@@ -500,7 +505,7 @@ class Path:
             shell[name] = []
         for node in self.nodes:
             settings = {"net.ipv4.ip_forward": "1", **self.sysctls.get(node, {})}
-            shell[self.ns(node)] += [f"sysctl -qw {k}={v}" for k, v in settings.items()]
+            shell[self.ns(node)] += [sysctl_cmd(k, v) for k, v in settings.items()]
         for link in self.links:
             self._link_cmds(link, ip, tc, shell)
         self._route_cmds(ip)
@@ -553,9 +558,19 @@ class Path:
         self.destroy()
 
     # -- measurement ---------------------------------------------------------
-    def qdisc_stats(self, ns: str, dev: str) -> list[dict[str, Any]]:
-        out = sh(TC, "-s", "-j", "qdisc", "show", "dev", dev, ns=ns)
+    def qdisc_stats(self, ns: str, dev: str | None = None) -> list[dict[str, Any]]:
+        """``tc -s -j qdisc show [dev DEV]`` in namespace ``ns`` (tc enters it itself)."""
+        out = sh(TC, "-n", ns, "-s", "-j", "qdisc", "show", *(["dev", dev] if dev else []))
         return json.loads(out) if out.strip() else []
+
+    def all_qdisc_stats(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        """Every qdisc of the path by (namespace, device), one ``tc`` per namespace."""
+        out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        names = [self.ns(n) for n in self.nodes] + [self.air(link) for link in self.links]
+        for ns in names:
+            for q in self.qdisc_stats(ns):
+                out.setdefault((ns, q.get("dev", "")), []).append(q)
+        return out
 
     def queue_stats(self, link: Link, reverse: bool = False) -> dict[str, Any]:
         """Statistics of the bottleneck queue (handle 10:) of a link direction."""

@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from testbed.flows import wait_listening
+from testbed.flows import start_server
 from testbed.netpath import IP, Path
 
 BASE_PORT = 5301
@@ -163,18 +163,13 @@ class TrafficRunner:
         self.path = path
         self.sources = srcs
         self.ports = [base_port + i for i in range(len(srcs))]
-        self._servers: list[subprocess.Popen[bytes]] = []
+        self._servers: list[subprocess.Popen[str]] = []
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
 
     def start_servers(self) -> None:
         for src, port in zip(self.sources, self.ports, strict=True):
-            argv = [IP, "netns", "exec", self.path.ns(src.dst), "iperf3", "-s", "-p", str(port)]
-            self._servers.append(
-                subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            )
-        for src, port in zip(self.sources, self.ports, strict=True):
-            wait_listening(self.path, src.dst, port)
+            self._servers.append(start_server(self.path, src.dst, port))
 
     def start(self, t0: float) -> None:
         for src, port in zip(self.sources, self.ports, strict=True):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import subprocess
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -47,6 +48,9 @@ class Trial:
     # "air": [...], "ping": [["src", "rcv"]], "ss": True, "sample_s": 0.5}
     samplers: dict[str, Any] = field(default_factory=dict)
     backend: str = "netns"  # or "mininet"
+    # the trial lasts at least this long after the flows start (cross
+    # traffic may outlast the flows; a trial may have no TCP flow at all)
+    duration_s: float = 0.0
     # optional: called with the built path, entered just before the flows
     # start and left when they end (e.g. packet captures,
     # testbed.groundtruth.Capture); the dict it yields, filled in by then,
@@ -60,11 +64,19 @@ def counters_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, i
 
 def link_ground_truth(path: Path, trial: Trial) -> list[dict[str, Any]]:
     """Per link direction: queue (congestion) drops/marks and air (wireless) drops."""
+    stats = path.all_qdisc_stats()  # one tc per namespace
+
+    def pick(ns: str, dev: str, match: str) -> dict[str, Any]:
+        for q in stats.get((ns, dev), []):
+            if match in (q.get("handle"), q.get("kind")):
+                return q
+        raise RuntimeError(f"no {match} qdisc on {ns}/{dev}")
+
     out = []
     for link in trial.links:
         for reverse in (False, True):
-            q = path.queue_stats(link, reverse)
-            air = path.air_stats(link, reverse)
+            q = pick(path.ns(link.b if reverse else link.a), path.dev(link), "10:")
+            air = pick(path.air(link), "pa" if reverse else "pb", "netem")
             passed, lost = int(air.get("packets", 0)), int(air.get("drops", 0))
             out.append(
                 {
@@ -122,6 +134,30 @@ def _samplers(path: Path, trial: Trial, runner: FlowRunner) -> list[Any]:
     return out
 
 
+def drain(path: Path, flows: list[Flow], ports: list[int], timeout: float = 20.0) -> float:
+    """Wait until the flows' sender sockets have nothing left to send or to be
+    acknowledged: after iperf3 stops, the kernel still sends what its sockets
+    hold, and a capture stopped earlier would take that tail for drops.
+    Returns the seconds waited."""
+    t0 = time.monotonic()
+    by_node: dict[str, list[int]] = {}
+    for f, p in zip(flows, ports, strict=True):
+        by_node.setdefault(f.src, []).append(p)
+    states = ["state", "established", "state", "fin-wait-1", "state", "closing"]
+    while time.monotonic() - t0 < timeout:
+        busy = False
+        for node, ps in by_node.items():
+            argv = ["ss", "-N", path.ns(node), "-tnH", *states]
+            argv.append(f"( dport >= :{min(ps)} and dport <= :{max(ps)} )")
+            if subprocess.run(argv, capture_output=True, text=True).stdout.strip():
+                busy = True
+                break
+        if not busy:
+            break
+        time.sleep(0.2)
+    return time.monotonic() - t0
+
+
 def run_trial(trial: Trial, tracer: TraceStream | None = None) -> dict[str, Any]:
     t_start = time.time()
     phases: dict[str, float] = {}
@@ -152,6 +188,12 @@ def run_trial(trial: Trial, tracer: TraceStream | None = None) -> dict[str, Any]
             traffic.start(t0)
             runner.start_clients(t0)
             flows = runner.join()
+            rest = t0 + trial.duration_s - time.monotonic()
+            if rest > 0:
+                time.sleep(rest)
+            if trial.monitor:
+                phases["drain_s"] = drain(path, trial.flows, runner.ports)
+                time.sleep(0.3)  # let the captures take the last packets in
         cross = traffic.stop()
         phases["flows_s"] = time.time() - t1
         mon: dict[str, Any] = {}
