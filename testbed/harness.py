@@ -321,6 +321,7 @@ class Runner:
             "profile": self.profile or "full",
             "backend": self.backend,
             "parallel": data.get("parallel", 1),
+            "sync": bool(data.get("sync", False)),
             "spec": point.spec,
             "seeds": {"point": point.seed, "scenario": data.get("seed", 1), "netem": None},
             "notes": {"netem_seed": NETEM_SEED_NOTE},
@@ -359,8 +360,8 @@ class Runner:
                 todo.append(p)
         log(
             f"[{sc.name}] {len(points)} points, {counts['skipped']} already done, "
-            f"{len(todo)} to run, {parallel} at a time, ~{sc.estimate_s(self.profile) / 60:.0f} min"
-            " for all"
+            f"{len(todo)} to run, {parallel} at a time{' in waves' if data.get('sync') else ''}, "
+            f"~{sc.estimate_s(self.profile) / 60:.0f} min for all"
         )
         # CC availability, then groups by module parameters
         runnable: list[scenario.Point] = []
@@ -389,8 +390,18 @@ class Runner:
             extra = [e for p in pts[:1] for e in p.spec.get("monitor", {}).get("trace", [])]
             events = loss_events(ccs, extra)
             env = {**environment(), "module_params": modules.snapshot(), "loaded": loaded}
+            barriers: dict[str, threading.Barrier] = {}
+            if data.get("sync"):
+                # waves: every point of a wave set up before any starts its flows
+                for i in range(0, len(pts), parallel):
+                    wave = pts[i : i + parallel]
+                    b = threading.Barrier(len(wave))
+                    barriers.update({p.id: b for p in wave})
             with TraceStream(events) as tracer, ThreadPoolExecutor(parallel) as ex:
-                futs = {ex.submit(self.run_point, sc, p, tracer, events, env): p for p in pts}
+                futs = {
+                    ex.submit(self.run_point, sc, p, tracer, events, env, barriers.get(p.id)): p
+                    for p in pts
+                }
                 for fut in as_completed(futs):
                     p = futs[fut]
                     status, line = fut.result()
@@ -423,6 +434,7 @@ class Runner:
         tracer: TraceStream,
         events: list[str],
         env: dict[str, Any],
+        barrier: threading.Barrier | None = None,
     ) -> tuple[str, str]:
         doc = self.record(p, sc)
         doc["environment"] = env
@@ -430,6 +442,7 @@ class Runner:
         try:
             trial = trial_of(p, self.backend)
             trial.trace_events = events
+            trial.start_barrier = barrier
             doc["seeds"]["traffic"] = [s.seed for s in trial.traffic if s.seed is not None]
             result = run_trial(trial, tracer if events else None)
             if trial.monitor is not None:
@@ -452,7 +465,9 @@ class Runner:
                 line += f", accuracy {m['accuracy']:.2f}"
             if errors:
                 line += f", {len(errors)} flow errors: {errors[0]}"
-        except Exception as e:
+        except Exception as e:  # a failed point must not stop the sweep
+            if barrier is not None:
+                barrier.abort()  # nor keep the rest of its wave waiting
             doc["status"] = "error"
             doc["error"] = f"{type(e).__name__}: {e}"
             doc["traceback"] = traceback.format_exc()

@@ -13,6 +13,7 @@ import contextlib
 import os
 import platform
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -51,6 +52,9 @@ class Trial:
     # the trial lasts at least this long after the flows start (cross
     # traffic may outlast the flows; a trial may have no TCP flow at all)
     duration_s: float = 0.0
+    # trials sharing a barrier start their flows together, once all are set
+    # up (so that no set-up competes for the CPU with a measurement)
+    start_barrier: threading.Barrier | None = None
     # optional: called with the built path, entered just before the flows
     # start and left when they end (e.g. packet captures,
     # testbed.groundtruth.Capture); the dict it yields, filled in by then,
@@ -180,6 +184,8 @@ def run_trial(trial: Trial, tracer: TraceStream | None = None) -> dict[str, Any]
         senders = sorted({f.src for f in trial.flows})
         before = {n: path.nstat(n) for n in senders}
         t1 = time.time()
+        if trial.start_barrier is not None:
+            trial.start_barrier.wait(timeout=600)
         monitor = trial.monitor(path, trial) if trial.monitor else contextlib.nullcontext({})
         with monitor as monitored:
             t0 = time.monotonic() + LEAD_S
@@ -193,7 +199,10 @@ def run_trial(trial: Trial, tracer: TraceStream | None = None) -> dict[str, Any]
                 time.sleep(rest)
             if trial.monitor:
                 phases["drain_s"] = drain(path, trial.flows, runner.ports)
-                time.sleep(0.3)  # let the captures take the last packets in
+                # libpcap hands packets over in blocks retired after 1 s:
+                # wait that long so that the captures hold the flows' last
+                # packets when they stop (else they look dropped)
+                time.sleep(1.2)
         cross = traffic.stop()
         phases["flows_s"] = time.time() - t1
         mon: dict[str, Any] = {}
