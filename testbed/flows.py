@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import threading
 import time
@@ -82,14 +83,29 @@ def wait_listening(path: Path, node: str, port: int, timeout: float = 10.0) -> N
 _wait_listening = wait_listening  # the old private name
 
 
+_INTERVAL = re.compile(
+    r"^\[\s*\d+\]\s+([\d.]+)-\s*([\d.]+)\s+sec\s+[\d.]+\s+\w*Bytes\s+([\d.]+)\s+([KMG]?)bits/sec\s*$"
+)
+_SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
+
+
 def _intervals(report: dict[str, Any]) -> list[list[float]]:
-    """[[end time s, bits/s], ...] of the receiver's (server's) interval reports."""
+    """[[end time s, bits/s], ...] of the receiver's (server's) interval reports.
+
+    The server runs in text mode (its "listening" line tells us it is
+    ready), so ``--get-server-output`` brings its report as text: the
+    per-interval lines, not the final summary (which ends in "receiver").
+    """
     server = report.get("server_output_json") or {}
     out = []
     for iv in server.get("intervals", []):
         s = iv.get("sum", {})
         if "end" in s and "bits_per_second" in s:
             out.append([round(float(s["end"]), 3), float(s["bits_per_second"])])
+    for line in str(report.get("server_output_text") or "").splitlines():
+        m = _INTERVAL.match(line.rstrip())
+        if m:
+            out.append([round(float(m[2]), 3), float(m[3]) * _SCALE[m[4]]])
     return out
 
 

@@ -189,13 +189,23 @@ def accuracy(decisions: list[dict[str, Any]], truth: dict[str, Any]) -> dict[str
 
 
 def mark_probability(samples: list[dict[str, Any]]) -> list[list[float]]:
-    """[[t, marks/packets]] per sampling interval, from cumulative qdisc counters."""
+    """[[t, marks/arrivals]] per sampling interval, from cumulative qdisc counters.
+
+    A qdisc counts marks at enqueue and ``packets`` at dequeue: arrivals in
+    an interval are the packets sent, plus the growth of the backlog, plus
+    the drops.
+    """
     out = []
     for a, b in itertools.pairwise(samples):
-        dp = b.get("packets", 0) - a.get("packets", 0)
-        dm = b.get("marked", 0) - a.get("marked", 0)
-        if dp > 0 and "marked" in b:
-            out.append([b["t"], dm / dp])
+        if "marked" not in b:
+            continue
+        arrived = (
+            b.get("packets", 0) - a.get("packets", 0)
+            + b.get("qlen", 0) - a.get("qlen", 0)
+            + b.get("drops", 0) - a.get("drops", 0)
+        )  # fmt: skip
+        if arrived > 0:
+            out.append([b["t"], (b.get("marked", 0) - a.get("marked", 0)) / arrived])
     return out
 
 

@@ -263,6 +263,8 @@ def fig_lines_or_bars(
     x_k, s_k, y = spec["x"], spec.get("series"), spec["y"]
     lvl = level_of(x_k, s_k, spec.get("facet"))
     recs = [r for r in select(recs, spec.get("select")) if r["_level"] == lvl]
+    if not recs:
+        return []
     facets = _facets(recs, spec, axes)
     fig, axs = plt.subplots(1, len(facets), figsize=(6.4 * len(facets), 4.2), squeeze=False)
     for ax, fv in zip(axs[0], facets, strict=True):
@@ -399,6 +401,8 @@ def fig_timeseries(
         if d.get("status") == "ok"
         and all(_eq({**d["values"], "run": d["run"]}.get(k), v) for k, v in sel.items())
     ]
+    if not pts:
+        return []
     s_k, f_k = spec.get("series", "flow"), spec.get("facet")
     facets = ordered((d["values"].get(f_k) for d in pts), axes.get(f_k)) if f_k else [None]
     fig, axs = plt.subplots(
@@ -432,6 +436,8 @@ def fig_timeseries(
         ax.set_ylabel(spec.get("ylabel", spec["y"]))
         if "ymin" in spec or "ymax" in spec:
             ax.set_ylim(spec.get("ymin"), spec.get("ymax"))
+        elif spec["y"] not in ("rtt_ms", "srtt_ms"):
+            ax.set_ylim(bottom=0)
         title = spec.get("title", "")
         if fv is not None:
             title = (
@@ -530,6 +536,8 @@ def build_scenario(out: Path, name: str) -> dict[str, Any] | None:
             files = fig_timeseries(docs, f, axes, sdir)
         else:
             files = fig_lines_or_bars(recs, f, axes, sdir)
+        if not files:
+            continue  # nothing measured matches the figure's selection
         summary["figures"].append(files)
         md += [
             f"## {f.get('title', files[0])}",

@@ -327,10 +327,13 @@ def test_queue_metrics_and_marking_probability() -> None:
         {"t": 0.5, "qlen": 10, "backlog": 15000, "packets": 100, "marked": 10},
         {"t": 1.0, "qlen": 20, "backlog": 30000, "packets": 200, "marked": 60},
     ]
-    assert metrics.mark_probability(samples) == [[0.5, 0.1], [1.0, 0.5]]
+    # arrivals = packets sent + backlog growth + drops = 110 in each interval
+    mp = metrics.mark_probability(samples)
+    assert [t for t, _ in mp] == [0.5, 1.0]
+    assert [p for _, p in mp] == pytest.approx([10 / 110, 50 / 110])
     q = metrics.queue_metrics(samples, 2e6)
     assert q["qlen_max"] == 20 and q["qdelay_ms_max"] == pytest.approx(120.0)
-    assert q["mark_prob_mean"] == pytest.approx(0.3)
+    assert q["mark_prob_mean"] == pytest.approx(30 / 110)
 
 
 def fake_point(
@@ -478,3 +481,29 @@ def test_report_from_synthetic_runs(tmp_path: Path) -> None:
         assert (out / "fig5_11" / f"goodput.{ext}").stat().st_size > 1000
     summary = json.loads((out / "fig5_11" / "summary.json").read_text())
     assert summary["tables"]["goodput"]["jersey|0.01"]["runs"] == 3
+
+
+def test_receiver_intervals_from_iperf3_server_text() -> None:
+    from testbed.flows import _intervals
+
+    text = (
+        "[  5] local 10.1.1.2 port 5201 connected to 10.1.0.1 port 40000\n"
+        "[ ID] Interval           Transfer     Bitrate\n"
+        "[  5]   0.00-1.00   sec   230 KBytes  1.88 Mbits/sec                  \n"
+        "[  5]   1.00-2.00   sec  0.00 Bytes  0.00 bits/sec                  \n"
+        "[  5]   0.00-2.00   sec   230 KBytes   940 Kbits/sec                  receiver\n"
+    )
+    assert _intervals({"server_output_text": text}) == [[1.0, 1.88e6], [2.0, 0.0]]
+
+
+def test_ping_and_ss_parsers() -> None:
+    from testbed.monitor import parse_ping, parse_ss
+
+    ping = "[1700000000.500000] 64 bytes from 10.1.1.2: icmp_seq=3 ttl=63 time=92.4 ms\nno\n"
+    assert parse_ping(ping) == [[1700000000.5, 3, 92.4]]
+    ss = (
+        "0      0      10.1.0.1:40000 10.1.1.2:5201\n"
+        "\t cubic rtt:92.5/3.1 cwnd:12 bytes_acked:1000 bbr:(bw:1.5Mbps,mrtt:92)\n"
+    )
+    rec = parse_ss(ss)["10.1.1.2:5201"]
+    assert rec["cwnd"] == 12 and rec["srtt_ms"] == 92.5 and rec["bw_bps"] == 1.5e6

