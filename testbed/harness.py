@@ -285,7 +285,7 @@ def trial_of(point: scenario.Point, backend: str) -> Trial:
         sysctls=node_sysctls(nodes, table),
         params={"values": point.values, "run": point.run},
         trace_events=[],  # set by the runner
-        traffic=sources(spec.get("traffic", []), float(spec["duration_s"]), point.seed),
+        traffic=sources(spec.get("traffic", []), float(spec["duration_s"]), point.traffic_seed),
         samplers={k: v for k, v in mon.items() if k not in ("trace", "groundtruth")},
         backend=backend,
         monitor=capture,
@@ -323,7 +323,12 @@ class Runner:
             "parallel": data.get("parallel", 1),
             "sync": bool(data.get("sync", False)),
             "spec": point.spec,
-            "seeds": {"point": point.seed, "scenario": data.get("seed", 1), "netem": None},
+            "seeds": {
+                "point": point.seed,
+                "traffic": point.traffic_seed,
+                "scenario": data.get("seed", 1),
+                "netem": None,
+            },
             "notes": {"netem_seed": NETEM_SEED_NOTE},
             "versions": self.versions,
             "meta": self.meta,
@@ -443,7 +448,7 @@ class Runner:
             trial = trial_of(p, self.backend)
             trial.trace_events = events
             trial.start_barrier = barrier
-            doc["seeds"]["traffic"] = [s.seed for s in trial.traffic if s.seed is not None]
+            doc["seeds"]["sources"] = [s.seed for s in trial.traffic if s.seed is not None]
             result = run_trial(trial, tracer if events else None)
             if trial.monitor is not None:
                 from testbed.groundtruth import classify

@@ -373,6 +373,13 @@ def point_metrics(result: dict[str, Any]) -> dict[str, Any]:
             totals["settled"] += 1
     out["flows"] = per_flow
     out["accuracy"] = totals["correct"] / totals["decisions"] if totals["decisions"] else None
+    held = [
+        (r["misprediction"], r["claimed_wireless"])
+        for r in per_flow
+        if r["misprediction"] is not None
+    ]
+    n_held = sum(w for _, w in held)
+    out["misprediction"] = sum(m * w for m, w in held) / n_held if n_held else None
     out["decisions"] = sum(r["decisions"] for r in per_flow)
     for g, fs in out["groups"].items():
         recs = [r for r in per_flow if r["group"] == g and r["accuracy"] is not None]

@@ -520,6 +520,8 @@ def build_scenario(out: Path, name: str) -> dict[str, Any] | None:
         md += [f"## {t.get('title', tname)}", ""]
         facet = t.get("facet")
         fvals = _facets(select(recs, t.get("select")), t, axes)
+        if facet and not fvals:
+            md += ["(no results for this table yet)", ""]
         for fv in fvals:
             sub = recs if fv is None else [r for r in recs if _eq(r.get(facet), fv)]
             text, data = table(sub, t, axes, unavailable)

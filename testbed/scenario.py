@@ -276,6 +276,9 @@ class Point:
     spec: dict[str, Any]  # the scenario with every reference replaced
     seed: int
     axes: dict[str, Any] = field(default_factory=dict)  # axis -> raw value
+    # cross traffic schedules depend on the run only: within a run, every
+    # scheme and condition faces the same on/off pattern
+    traffic_seed: int = 0
 
     @property
     def id(self) -> str:
@@ -398,8 +401,15 @@ class Scenario:
                     "seed": seed,
                 }
                 spec = substitute(body, env, where)
+                tseed = zlib.crc32(f"{self.name}/traffic/run={run}/{base_seed}".encode())
                 point = Point(
-                    self.name, values, run, spec, seed, dict(zip(axes, combo, strict=True))
+                    self.name,
+                    values,
+                    run,
+                    spec,
+                    seed,
+                    dict(zip(axes, combo, strict=True)),
+                    tseed,
                 )
                 _validate_point(point, where)
                 out.append(point)
