@@ -67,6 +67,8 @@ class PathIntf(Intf):
         r = super().config(**params)
         if addr:
             _run(self.node, f"{IP} addr add {addr} dev {self.name}")
+            ip, _, plen = addr.partition("/")
+            self.ip, self.prefixLen = ip, int(plen)  # what Mininet's IP() reports
         _run(self.node, offload_cmd(self.name))
         for line in tc:
             _run(self.node, f"{TC} {line}")
