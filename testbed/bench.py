@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
             harness += ["--set", item]
         harness += names
         vm = [str(TOP / "testbed" / "vm"), "--timeout", str(int(est * 2 + BOOT_S + 300))]
+        vm += ["--memory", "4G"]  # dozens of concurrent trials with packet captures
         vm += ["--host"] if args.host else ["--kernel", args.kernel]
         t0 = time.monotonic()
         rc = subprocess.run([*vm, "--", *harness]).returncode

@@ -329,9 +329,10 @@ class Capture:
     ``[t, seq, length, fate]`` lists, bulky: drop them after :func:`classify`).
     """
 
-    def __init__(self, flow_index: int = 0, snaplen: int = SNAPLEN):
+    def __init__(self, flow_index: int = 0, snaplen: int = SNAPLEN, buffer_kb: int = 8192):
         self.flow_index = flow_index
         self.snaplen = snaplen
+        self.buffer_kb = buffer_kb  # tcpdump -B: kernel capture buffer per point
 
     def __call__(self, path: Path, trial: Any) -> contextlib.AbstractContextManager[dict]:
         return self._run(path, trial)
@@ -353,7 +354,7 @@ class Capture:
             for i, p in enumerate(points):
                 f = os.path.join(tmp, f"p{i}.pcap")
                 argv = [IP, "netns", "exec", p.ns, "tcpdump", "-i", p.dev,
-                        "-Q", p.direction, "-s", str(self.snaplen), "-B", "8192",
+                        "-Q", p.direction, "-s", str(self.snaplen), "-B", str(self.buffer_kb),
                         "-n", "-U", "-w", f, filt]  # fmt: skip
                 procs.append((subprocess.Popen(argv, stderr=subprocess.PIPE, text=True), f))
             try:

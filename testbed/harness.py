@@ -225,8 +225,9 @@ class Captures:
     each flow's capture points and statistics under ``flows``.
     """
 
-    def __init__(self, indices: list[int]):
+    def __init__(self, indices: list[int], buffer_kb: int = 8192):
         self.indices = indices
+        self.buffer_kb = buffer_kb
 
     def __call__(self, path: Any, trial: Trial) -> contextlib.AbstractContextManager[dict]:
         return self._run(path, trial)
@@ -239,7 +240,7 @@ class Captures:
         docs: list[dict[str, Any]] = []
         with contextlib.ExitStack() as stack:
             for i in self.indices:
-                docs.append(stack.enter_context(Capture(i)(path, trial)))
+                docs.append(stack.enter_context(Capture(i, buffer_kb=self.buffer_kb)(path, trial)))
             out["offset"] = docs[0]["offset"] if docs else 0.0
             yield out
         tx: dict[str, list[Any]] = {}
@@ -265,7 +266,16 @@ def node_sysctls(nodes: list[str], table: dict[str, dict[str, Any]]) -> dict[str
     return out
 
 
-def trial_of(point: scenario.Point, backend: str) -> Trial:
+# kernel memory the captures of all points running at once may take
+CAPTURE_BUDGET_KB = 400 * 1024
+
+
+def capture_buffer_kb(parallel: int, flows: int) -> int:
+    """tcpdump's -B for each capture point (about 4 per flow) within the budget."""
+    return max(512, min(8192, CAPTURE_BUDGET_KB // max(1, parallel * flows * 4)))
+
+
+def trial_of(point: scenario.Point, backend: str, parallel: int = 1) -> Trial:
     spec = point.spec
     links = point.links()
     nodes = list(dict.fromkeys(n for link in links for n in (link.a, link.b)))
@@ -277,7 +287,10 @@ def trial_of(point: scenario.Point, backend: str) -> Trial:
         if f.cc in LISTENER_NEEDS_ECN:
             # the receiver accepts an ECT SYN only if its listener's CC needs ECN
             table = scenario.deep_merge(table, {f.dst: {"net.ipv4.tcp_congestion_control": f.cc}})
-    capture = Captures(list(range(len(flows)))) if mon.get("groundtruth") and flows else None
+    capture = None
+    if mon.get("groundtruth") and flows:
+        kb = capture_buffer_kb(parallel, len(flows))
+        capture = Captures(list(range(len(flows))), buffer_kb=kb)
     return Trial(
         name=f"{point.scenario}/{point.id}",
         links=links,
@@ -445,7 +458,7 @@ class Runner:
         doc["environment"] = env
         doc["trace_events"] = events
         try:
-            trial = trial_of(p, self.backend)
+            trial = trial_of(p, self.backend, int(doc["parallel"]))
             trial.trace_events = events
             trial.start_barrier = barrier
             doc["seeds"]["sources"] = [s.seed for s in trial.traffic if s.seed is not None]
