@@ -68,6 +68,7 @@ TOP_KEYS: dict[str, type | tuple[type, ...]] = {
     "metrics": dict,
     "report": dict,
     "profiles": dict,
+    "overrides": list,
 }
 REQUIRED = ("name", "title", "duration_s", "topology", "flows")
 FLOW_KEYS = {
@@ -384,13 +385,17 @@ class Scenario:
         runs = int(data.get("runs", 1))
         base_seed = int(data.get("seed", 1))
         body_keys = ("topology", "flows", "traffic", "modules", "sysctls", "monitor", "metrics")
-        body = {k: data[k] for k in body_keys if k in data}
-        body["duration_s"] = data["duration_s"]
-        body["sample_s"] = data.get("sample_s", 0.5)
+        base = {k: data[k] for k in body_keys if k in data}
+        base["duration_s"] = data["duration_s"]
+        base["sample_s"] = data.get("sample_s", 0.5)
         out = []
         for run in range(runs):
             for combo in itertools.product(*(sweep[a] for a in axes)):
                 values = {a: display(v) for a, v in zip(axes, combo, strict=True)}
+                body = base
+                for o in data.get("overrides", []):
+                    if all(_same(values.get(k), v) for k, v in o["when"].items()):
+                        body = deep_merge(body, o["set"])
                 ident = ",".join(f"{a}={slug(v)}" for a, v in values.items())
                 seed = zlib.crc32(f"{self.name}/{ident}/run={run}/{base_seed}".encode())
                 env = {
@@ -430,13 +435,24 @@ class Scenario:
             return 0.0
         par = max(1, int(data.get("parallel", 1)))
         waves = -(-len(pts) // par)
+        durations = [float(pt.spec["duration_s"]) for pt in pts]
+        flow_time = max(max(durations), sum(durations) / par)
         p = pts[0]
         links = p.links()
         spaces = len({n for lk in links for n in (lk.a, lk.b)}) + len(links)
         flows = max(len(pt.flows()) for pt in pts[:20]) + len(p.spec.get("traffic", []))
         capture = 0.5 * flows if p.spec.get("monitor", {}).get("groundtruth") else 0.0
         per_point = OVERHEAD_S + 0.25 * spaces + 0.1 * flows + capture
-        return waves * (float(data["duration_s"]) + WAVE_S) + len(pts) * per_point
+        return flow_time + waves * WAVE_S + len(pts) * per_point
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
+    return str(a) == str(b)
+
+
+OVERRIDE_KEYS = {"duration_s", "topology", "flows", "traffic", "modules", "sysctls", "monitor"}
 
 
 def _validate(data: dict[str, Any], where: str) -> None:
@@ -478,6 +494,18 @@ def _validate(data: dict[str, Any], where: str) -> None:
         raise ScenarioError(f"{where}: sweep/vars may not be named {sorted(clash)}")
     if not data["flows"]:
         raise ScenarioError(f"{where}: [[flows]] is empty")
+    for i, o in enumerate(data.get("overrides", [])):
+        w = f"{where}: overrides[{i}]"
+        if not isinstance(o, dict) or set(o) != {"when", "set"}:
+            raise ScenarioError(f"{w}: expected a table with 'when' and 'set'")
+        for k, v in o["when"].items():
+            if k not in data.get("sweep", {}):
+                raise ScenarioError(f"{w}.when: '{k}' is not a sweep axis")
+            if not any(_same(display(x), v) for x in data["sweep"][k]):
+                raise ScenarioError(f"{w}.when: {k} = {v!r} is not one of its values")
+        bad = set(o["set"]) - OVERRIDE_KEYS
+        if bad:
+            raise ScenarioError(f"{w}.set: cannot override {sorted(bad)}")
     for i, f in enumerate(data["flows"]):
         _check_table(f"{where}: flows[{i}]", f, FLOW_KEYS, ("src", "dst", "cc"))
     for i, t in enumerate(data.get("traffic", [])):

@@ -153,6 +153,26 @@ def test_bad_scenario_files_give_clear_errors(tmp_path: Path, edit: Any, message
     assert message in str(err.value)
 
 
+def test_overrides_change_matching_points_only(tmp_path: Path) -> None:
+    text = GOOD + "[[overrides]]\nwhen = { per = 0.01 }\nset = { duration_s = 9 }\n"
+    pts = scenario.load(_write(tmp_path, text)).points()
+    assert [p.spec["duration_s"] for p in pts] == [5, 9]
+    assert [f.duration_s for f in pts[1].flows()] == [9.0]
+    bad = GOOD + "[[overrides]]\nwhen = { per = 0.5 }\nset = { duration_s = 9 }\n"
+    with pytest.raises(scenario.ScenarioError, match="not one of its values"):
+        scenario.load(_write(tmp_path, bad))
+    bad = GOOD + "[[overrides]]\nwhen = { per = 0.01 }\nset = { runs = 9 }\n"
+    with pytest.raises(scenario.ScenarioError, match="cannot override"):
+        scenario.load(_write(tmp_path, bad))
+
+
+def test_fig5_11_repeatability_point_is_long() -> None:
+    pts = scenario.load("fig5_11").points()
+    one = [p for p in pts if p.values["per"] == 0.01]
+    assert len(one) == 3 * len({p.values["cc"] for p in pts})
+    assert all(p.spec["duration_s"] >= 100 for p in one)
+
+
 def test_substitution_keeps_types_and_reaches_into_tables() -> None:
     env = {"mix": {"label": "3/17", "m": 3, "n": 17}, "per": 0.001}
     out = scenario.substitute({"a": "${mix.m}", "b": "m=${mix.m} per=${per}", "c": ["${per}"]}, env)
