@@ -131,7 +131,7 @@ def ordered(values: Iterable[Any], axis_order: list[Any] | None = None) -> list[
 
 
 def fmt_axis(v: Any, axis: str) -> str:
-    if axis in ("per", "ge_mean", "loss") and isinstance(v, int | float):
+    if axis in ("per", "ge_mean", "loss", "bad_per") and isinstance(v, int | float):
         return f"{v * 100:g}%"
     if isinstance(v, float):
         return f"{v:g}"
@@ -287,7 +287,12 @@ def fig_lines_or_bars(
                     pts.append((xv if numeric else j, med, med - min(vals), max(vals) - med))
             if not pts:
                 continue
-            label = str(sv) if sv is not None else y
+            if sv is None:
+                label = y
+            elif isinstance(sv, int | float):
+                label = f"{s_k} {fmt_axis(sv, s_k)}"
+            else:
+                label = str(sv)
             px, py, lo, hi = zip(*pts, strict=True)
             if spec["kind"] == "lines":
                 st = _style(i, label)
