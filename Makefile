@@ -12,6 +12,11 @@
 #   make dkms-src      module sources + dkms.conf -> /usr/src/jersey-<version>
 #   make check         lint + unit tests + builds + in-VM end-to-end tests
 #   make demo          fig 5.11 goodput-vs-loss comparison -> results/demo/
+#   make bench         every paper scenario (scenarios/*.toml) in the VM, tables,
+#                      plots and results/report.md (about an hour under TCG; resumable)
+#   make bench-quick   the same in quick mode (a few minutes) -> results/quick/
+#   make report        rebuild the tables, plots and report from existing results
+#                      (BENCH_ARGS="fig5_11 soho --kernel 6.1" passes options on)
 #   make clean
 SHELL := /bin/bash
 TOP := $(CURDIR)
@@ -36,7 +41,7 @@ BUILDDIR ?= $(TOP)/build
 # for several kernels without their objects colliding.
 SRCDIRS := kmod qdisc
 
-.PHONY: all modules all-kernels deps check unit lint tc demo clean \
+.PHONY: all modules all-kernels deps check unit lint tc demo bench bench-quick report clean \
 	install uninstall install-tc uninstall-tc dkms-src
 all modules:
 	@set -e; for k in $(KVERS); do $(MAKE) --no-print-directory build-one K=$$k; done
@@ -81,6 +86,16 @@ check: lint all-kernels tc
 
 demo: all-kernels tc
 	@$(PY) -m testbed.demo --out results/demo
+
+BENCH_ARGS ?=
+bench: all-kernels tc
+	@$(PY) -m testbed.bench $(BENCH_ARGS)
+
+bench-quick: all-kernels tc
+	@$(PY) -m testbed.bench --profile quick $(BENCH_ARGS)
+
+report:
+	@$(PY) -m testbed.bench --report-only $(BENCH_ARGS)
 
 clean:
 	rm -rf build tests/unit/build

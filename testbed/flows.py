@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import threading
 import time
@@ -12,6 +13,8 @@ from typing import Any
 from testbed.netpath import IP, Path
 
 BASE_PORT = 5201
+# receiver-side report interval: the per-flow goodput-over-time traces
+REPORT_INTERVAL_S = 1.0
 
 
 @dataclass
@@ -28,6 +31,9 @@ class Flow:
     duration_s: float = 20
     start_s: float = 0
     label: str = ""
+    group: str = ""  # flows of one [[flows]] entry share a group (its label or cc)
+    index: int = 0  # the [[flows]] entry it comes from
+    # a UDP flow at this rate instead of TCP
     udp_mbit: float | None = None
     # TCP maximum segment size to request (iperf3 -M), None: the path's
     mss: int | None = None
@@ -38,17 +44,23 @@ class Flow:
     timeout_s: float | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "src": self.src,
             "dst": self.dst,
             "cc": self.cc,
             "duration_s": self.duration_s,
             "start_s": self.start_s,
             "label": self.label,
-            "udp_mbit": self.udp_mbit,
-            "mss": self.mss,
-            "window": self.window,
         }
+        if self.group:
+            out["group"] = self.group
+        if self.mss:
+            out["mss"] = self.mss
+        if self.window:
+            out["window"] = self.window
+        if self.udp_mbit is not None:
+            out["udp_mbit"] = self.udp_mbit
+        return out
 
     def iperf3_args(self) -> list[str]:
         """iperf3 client options for this flow's protocol."""
@@ -57,11 +69,30 @@ class Flow:
         return ["-C", self.cc]
 
 
-def _wait_listening(path: Path, node: str, port: int, timeout: float = 5.0) -> None:
+def start_server(path: Path, node: str, port: int, *args: str) -> subprocess.Popen[str]:
+    """``iperf3 -s`` on ``node``; returns once it listens (it says so on stdout,
+    flushed with --forceflush: no polling process per server)."""
+    argv = [IP, "netns", "exec", path.ns(node), "iperf3", "-s", "-p", str(port), "--forceflush"]
+    argv += args
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None
+    seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        if "listening on" in line:
+            break
+    else:
+        raise RuntimeError(f"iperf3 server on {node}:{port} did not start: {''.join(seen)}")
+    # keep reading so that the server never blocks on a full pipe
+    threading.Thread(target=proc.stdout.read, daemon=True).start()
+    return proc
+
+
+def wait_listening(path: Path, node: str, port: int, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         out = subprocess.run(
-            [IP, "netns", "exec", path.ns(node), "ss", "-Hltn", f"sport = :{port}"],
+            ["ss", "-N", path.ns(node), "-Hltn", f"sport = :{port}"],
             capture_output=True,
             text=True,
         ).stdout
@@ -69,6 +100,35 @@ def _wait_listening(path: Path, node: str, port: int, timeout: float = 5.0) -> N
             return
         time.sleep(0.05)
     raise RuntimeError(f"iperf3 server on {node}:{port} did not start")
+
+
+_wait_listening = wait_listening  # the old private name
+
+
+_INTERVAL = re.compile(
+    r"^\[\s*\d+\]\s+([\d.]+)-\s*([\d.]+)\s+sec\s+[\d.]+\s+\w*Bytes\s+([\d.]+)\s+([KMG]?)bits/sec\s*$"
+)
+_SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
+
+
+def _intervals(report: dict[str, Any]) -> list[list[float]]:
+    """[[end time s, bits/s], ...] of the receiver's (server's) interval reports.
+
+    The server runs in text mode (its "listening" line tells us it is
+    ready), so ``--get-server-output`` brings its report as text: the
+    per-interval lines, not the final summary (which ends in "receiver").
+    """
+    server = report.get("server_output_json") or {}
+    out = []
+    for iv in server.get("intervals", []):
+        s = iv.get("sum", {})
+        if "end" in s and "bits_per_second" in s:
+            out.append([round(float(s["end"]), 3), float(s["bits_per_second"])])
+    for line in str(report.get("server_output_text") or "").splitlines():
+        m = _INTERVAL.match(line.rstrip())
+        if m:
+            out.append([round(float(m[2]), 3), float(m[3]) * _SCALE[m[4]]])
+    return out
 
 
 def _summarise(flow: Flow, report: dict[str, Any]) -> dict[str, Any]:
@@ -87,18 +147,91 @@ def _summarise(flow: Flow, report: dict[str, Any]) -> dict[str, Any]:
         }
     recv, sent = end["sum_received"], end["sum_sent"]
     seconds = float(recv["seconds"]) or flow.duration_s
+    sender = end["streams"][0]["sender"]
+    mss = report.get("start", {}).get("tcp_mss_default") or flow.mss or 1448
+    retrans = sent.get("retransmits") or 0
+    sent_s = float(sent.get("seconds") or seconds)
     return {
         **flow.to_json(),
         "goodput_bps": recv["bytes"] * 8 / seconds,
+        # bits the sender put on the wire: application bytes + retransmitted segments
+        "throughput_bps": (sent["bytes"] + retrans * mss) * 8 / sent_s,
         "bytes_received": recv["bytes"],
         "bytes_sent": sent["bytes"],
         "seconds": seconds,
         "retransmits": sent.get("retransmits"),
+        "mss": mss,
         "cc_used": end.get("sender_tcp_congestion", flow.cc),
-        "max_snd_cwnd": end["streams"][0]["sender"].get("max_snd_cwnd"),
-        "mean_rtt_us": end["streams"][0]["sender"].get("mean_rtt"),
-        "min_rtt_us": end["streams"][0]["sender"].get("min_rtt"),
+        "max_snd_cwnd": sender.get("max_snd_cwnd"),
+        "mean_rtt_us": sender.get("mean_rtt"),
+        "min_rtt_us": sender.get("min_rtt"),
+        "max_rtt_us": sender.get("max_rtt"),
+        "intervals": _intervals(report),
     }
+
+
+class FlowRunner:
+    """iperf3 servers and clients of a set of flows; clients start at ``t0 + start_s``."""
+
+    def __init__(self, path: Path, flows: list[Flow], base_port: int = BASE_PORT):
+        self.path = path
+        self.flows = flows
+        self.ports = [base_port + i for i in range(len(flows))]
+        self.results: list[dict[str, Any]] = [{} for _ in flows]
+        self._servers: list[subprocess.Popen[str]] = []
+        self._threads: list[threading.Thread] = []
+
+    def dest(self, i: int) -> str:
+        """``addr:port`` of flow ``i``'s receiver (the sender socket's peer)."""
+        return f"{self.path.ip_of(self.flows[i].dst)}:{self.ports[i]}"
+
+    def start_servers(self) -> None:
+        for flow, port in zip(self.flows, self.ports, strict=True):
+            self._servers.append(
+                start_server(self.path, flow.dst, port, "-1", "-i", f"{REPORT_INTERVAL_S:g}")
+            )
+
+    def start_clients(self, t0: float) -> None:
+        for i, flow in enumerate(self.flows):
+            t = threading.Thread(target=self._client, args=(i, flow, t0), daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def _client(self, i: int, flow: Flow, t0: float) -> None:
+        delay = t0 + flow.start_s - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        started = time.monotonic() - t0
+        # iperf3 takes whole seconds
+        seconds = max(1, round(flow.duration_s))
+        argv = [IP, "netns", "exec", self.path.ns(flow.src), "iperf3", "-J",
+                "-c", self.path.ip_of(flow.dst), "-p", str(self.ports[i]),
+                "-t", str(seconds), *flow.iperf3_args(), "--get-server-output"]  # fmt: skip
+        if flow.mss:
+            argv += ["-M", str(flow.mss)]
+        if flow.window:
+            argv += ["-w", flow.window]
+        timeout = flow.timeout_s or seconds + 60
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+            report = json.loads(proc.stdout)
+        except subprocess.TimeoutExpired:
+            report = {"error": f"iperf3 did not finish in {timeout:g} s"}
+        except json.JSONDecodeError:
+            report = {"error": f"iperf3 exit {proc.returncode}: {proc.stderr.strip()}"}
+        self.results[i] = {**_summarise(flow, report), "started_s": round(started, 3)}
+        self.results[i]["port"] = self.ports[i]
+
+    def join(self) -> list[dict[str, Any]]:
+        for t in self._threads:
+            t.join()
+        for s in self._servers:
+            try:
+                s.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                s.kill()
+                s.wait()
+        return self.results
 
 
 def run_flows(path: Path, flows: list[Flow]) -> list[dict[str, Any]]:
@@ -106,53 +239,7 @@ def run_flows(path: Path, flows: list[Flow]) -> list[dict[str, Any]]:
 
     Goodput is application bytes received over the receiver's measured time.
     """
-    servers = []
-    for i, flow in enumerate(flows):
-        port = BASE_PORT + i
-        servers.append(
-            subprocess.Popen(
-                [IP, "netns", "exec", path.ns(flow.dst), "iperf3", "-s", "-1", "-p", str(port)],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        )
-    for i, flow in enumerate(flows):
-        _wait_listening(path, flow.dst, BASE_PORT + i)
-
-    results: list[dict[str, Any]] = [{} for _ in flows]
-    t0 = time.monotonic()
-
-    def client(i: int, flow: Flow) -> None:
-        delay = t0 + flow.start_s - time.monotonic()
-        if delay > 0:
-            time.sleep(delay)
-        argv = [IP, "netns", "exec", path.ns(flow.src), "iperf3", "-J",
-                "-c", path.ip_of(flow.dst), "-p", str(BASE_PORT + i),
-                "-t", f"{flow.duration_s:g}", *flow.iperf3_args()]  # fmt: skip
-        if flow.mss:
-            argv += ["-M", str(flow.mss)]
-        if flow.window:
-            argv += ["-w", flow.window]
-        timeout = flow.timeout_s or flow.duration_s + 60
-        try:
-            proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            results[i] = {**flow.to_json(), "error": f"iperf3 did not finish in {timeout:g} s"}
-            return
-        try:
-            report = json.loads(proc.stdout)
-        except json.JSONDecodeError:
-            report = {"error": f"iperf3 exit {proc.returncode}: {proc.stderr.strip()}"}
-        results[i] = _summarise(flow, report)
-
-    threads = [threading.Thread(target=client, args=(i, f)) for i, f in enumerate(flows)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for s in servers:
-        try:
-            s.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            s.kill()
-    return results
+    runner = FlowRunner(path, flows)
+    runner.start_servers()
+    runner.start_clients(time.monotonic())
+    return runner.join()

@@ -331,9 +331,10 @@ class Capture:
     ``[t, seq, length, fate]`` lists, bulky: drop them after :func:`classify`).
     """
 
-    def __init__(self, flow_index: int = 0, snaplen: int = SNAPLEN):
+    def __init__(self, flow_index: int = 0, snaplen: int = SNAPLEN, buffer_kb: int = 8192):
         self.flow_index = flow_index
         self.snaplen = snaplen
+        self.buffer_kb = buffer_kb  # tcpdump -B: kernel capture buffer per point
 
     def __call__(self, path: Path, trial: Any) -> contextlib.AbstractContextManager[dict]:
         return self._run(path, trial)
@@ -353,7 +354,7 @@ class Capture:
         with tempfile.TemporaryDirectory(prefix="jgt") as tmp:
             dumps = [
                 Tcpdump(p.ns, p.dev, p.direction, os.path.join(tmp, f"p{i}.pcap"), filt,
-                        self.snaplen)
+                        self.snaplen, self.buffer_kb)
                 for i, p in enumerate(points)
             ]  # fmt: skip
             try:
@@ -377,10 +378,19 @@ class Capture:
 class Tcpdump:
     """``tcpdump -w FILE`` in a namespace, headers only; its stderr read by a thread."""
 
-    def __init__(self, ns: str, dev: str, direction: str, file: str, filt: str, snaplen: int):
+    def __init__(
+        self,
+        ns: str,
+        dev: str,
+        direction: str,
+        file: str,
+        filt: str,
+        snaplen: int,
+        buffer_kb: int = 8192,
+    ):
         self.file = file
         argv = [IP, "netns", "exec", ns, "tcpdump", "-i", dev, "-Q", direction,
-                "-s", str(snaplen), "-B", "8192", "-Z", "root", "-n", "-U", "-w", file,
+                "-s", str(snaplen), "-B", str(buffer_kb), "-Z", "root", "-n", "-U", "-w", file,
                 filt]  # fmt: skip
         self.proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
         self.lines: list[str] = []

@@ -24,10 +24,10 @@ target kernel (normally inside the VM started by ``testbed/vm``).
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import subprocess
+import threading
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,7 +47,29 @@ def _find_tc() -> str:
 
 
 TC = _find_tc()
-_path_ids = itertools.count(1)
+
+# Path ids name namespaces (j<id>-<node>) and subnets (10.<id>.0.0/16); ids
+# of destroyed paths are reused, so a process can build any number of paths
+# (at most 250 at a time).  The start depends on the pid so that two
+# processes building paths at once rarely collide.
+_ids_lock = threading.Lock()
+_ids_used: set[int] = set()
+
+
+def _alloc_id() -> int:
+    base = 10 * (os.getpid() % 20)
+    with _ids_lock:
+        for k in range(250):
+            i = (base + k) % 250 + 1
+            if i not in _ids_used:
+                _ids_used.add(i)
+                return i
+    raise RuntimeError("too many paths in one process")
+
+
+def _free_id(i: int) -> None:
+    with _ids_lock:
+        _ids_used.discard(i)
 
 
 def sh(*argv: str, ns: str | None = None, check: bool = True) -> str:
@@ -89,6 +111,85 @@ def air_cmds(dev: str, delay_ms: float, loss: Loss | None) -> list[str]:
     return [f"qdisc add dev {dev} root handle 1: {args}"]
 
 
+# The air namespace of a link: two ports, "pa" towards a and "pb" towards b,
+# bridged.  These ``ip`` batch lines build the bridge once both ports exist.
+AIR_PORTS = ("pa", "pb")
+AIR_BRIDGE_CMDS = [
+    "link add br0 type bridge stp_state 0 forward_delay 0",
+    "link set pa master br0 up",
+    "link set pb master br0 up",
+    "link set br0 up",
+]
+
+
+def sysctl_cmd(key: str, value: str) -> str:
+    """A shell line setting a sysctl through /proc/sys (no process per setting)."""
+    return f"echo {value} > /proc/sys/{key.replace('.', '/')}"
+
+
+def offload_cmd(dev: str) -> str:
+    """No offloads: every skb is one wire packet, so queue limits and
+    per-packet loss probabilities mean what they say."""
+    return f"ethtool -K {dev} tso off gso off gro off"
+
+
+def link_tc_cmds(link: Link) -> dict[str, list[str]]:
+    """The tc batch lines of a link, by place: "a" (a's device: shaper and
+    bottleneck queue a -> b), "b" (b's device: b -> a) and "pa"/"pb" (the
+    air ports: delay and corruption towards a and towards b).
+
+    The single source of the link model for both the namespace builder
+    (:class:`Path`) and the Mininet topologies (``testbed/mn.py``).
+    """
+    dev = Path.dev(link)
+    return {
+        "a": shaper_cmds(dev, link.rate_mbit, link.queue),
+        "b": shaper_cmds(dev, link.rate_rev_mbit or link.rate_mbit, link.queue_rev),
+        "pb": air_cmds("pb", link.delay_ms, link.loss),
+        "pa": air_cmds("pa", link.delay_ms, link.loss_rev),
+    }
+
+
+def node_addr(path_id: int, link: Link, node: str) -> str:
+    """The address of ``node`` on ``link``: 10.<path id>.<link index>.<1 for a, 2 for b>."""
+    host = 1 if node == link.a else 2
+    return f"10.{path_id}.{link.index}.{host}"
+
+
+def route_cmds(path_id: int, nodes: list[str], links: list[Link]) -> dict[str, list[str]]:
+    """``ip route`` batch lines per node: static shortest-path routes to every subnet."""
+    adj: dict[str, list[tuple[str, Link]]] = {n: [] for n in nodes}
+    for link in links:
+        adj[link.a].append((link.b, link))
+        adj[link.b].append((link.a, link))
+    out: dict[str, list[str]] = {}
+    for src in nodes:
+        first_hop: dict[str, tuple[str, Link]] = {}
+        seen, todo = {src}, deque([src])
+        while todo:
+            cur = todo.popleft()
+            for nxt, link in adj[cur]:
+                if nxt in seen:
+                    continue
+                seen.add(nxt)
+                first_hop[nxt] = first_hop.get(cur) or (nxt, link)
+                todo.append(nxt)
+        direct = {link.index for _, link in adj[src]}
+        out[src] = []
+        for link in links:
+            if link.index in direct:
+                continue
+            # reach the subnet through the first hop towards its nearer end
+            end = link.a if link.a in first_hop else link.b
+            if end not in first_hop:
+                raise ValueError(f"{src} cannot reach link {link.a}-{link.b}")
+            hop, via = first_hop[end]
+            out[src].append(
+                f"route add 10.{path_id}.{link.index}.0/24 via {node_addr(path_id, via, hop)}"
+            )
+    return out
+
+
 @dataclass(frozen=True)
 class Loss:
     """Corruption loss on a link direction, as netem arguments.
@@ -117,6 +218,76 @@ class Loss:
         if p + r == 0:
             raise ValueError("Gilbert-Elliott model needs p + r > 0")
         return Loss("gemodel", (p, r, bad_loss, good_loss))
+
+    @staticmethod
+    def ge_mean(
+        mean: float, burst: float = 2.0, bad_loss: float = 1.0, good_loss: float = 0.0
+    ) -> Loss:
+        """Gilbert-Elliott with stationary mean loss ``mean``: bad states last
+        ``burst`` packets on average (r = 1/burst) and lose ``bad_loss`` of
+        their packets, good states lose ``good_loss``."""
+        if not good_loss <= mean < bad_loss:
+            raise ValueError(f"GE mean {mean} not in [good_loss {good_loss}, bad_loss {bad_loss})")
+        if burst < 1:
+            raise ValueError(f"GE burst {burst} shorter than one packet")
+        r = 1 / burst
+        # mean = (r*good + p*bad) / (p + r)  =>  p = r*(mean - good) / (bad - mean)
+        return Loss.gemodel(r * (mean - good_loss) / (bad_loss - mean), r, bad_loss, good_loss)
+
+    @staticmethod
+    def from_spec(spec: Any) -> Loss | None:
+        """A loss model from scenario data.
+
+        ``None`` or ``0``: no loss; a number ``p``: ``loss random p``;
+        ``{"random": p}``; ``{"gemodel": {"p":, "r":, "bad_loss":, "good_loss":}}``;
+        ``{"ge_mean": m, "burst": packets, "bad_loss": 1, "good_loss": 0}``;
+        ``{"good_pkts": g, "bad_pkts": b, "bad_loss": x}`` (mean sojourn in
+        packets, e.g. the NewReno-LP paper's 1 s good / 50 ms bad at the
+        link's packet rate); ``{"ber": e, "bytes": n}``: random loss of an
+        n-byte packet with independent bit errors, 1 - (1 - e)^(8 n).
+        """
+        if spec is None or (isinstance(spec, int | float) and not isinstance(spec, bool)):
+            return Loss.random(float(spec)) if spec else None
+        if not isinstance(spec, dict):
+            raise ValueError(f"loss: expected a number or a table, got {spec!r}")
+        keys = set(spec)
+
+        def need(allowed: set[str]) -> None:
+            if not keys <= allowed:
+                raise ValueError(f"loss: unknown keys {sorted(keys - allowed)} in {spec!r}")
+
+        if "random" in keys:
+            need({"random"})
+            return Loss.from_spec(spec["random"])
+        if "gemodel" in keys:
+            need({"gemodel"})
+            g = spec["gemodel"]
+            return Loss.gemodel(g["p"], g["r"], g.get("bad_loss", 1.0), g.get("good_loss", 0.0))
+        if "ge_mean" in keys:
+            need({"ge_mean", "burst", "bad_loss", "good_loss"})
+            if not spec["ge_mean"]:
+                return None
+            return Loss.ge_mean(
+                spec["ge_mean"],
+                spec.get("burst", 2.0),
+                spec.get("bad_loss", 1.0),
+                spec.get("good_loss", 0.0),
+            )
+        if "good_pkts" in keys:
+            need({"good_pkts", "bad_pkts", "bad_loss", "good_loss"})
+            if not spec.get("bad_loss", 1.0) and not spec.get("good_loss", 0.0):
+                return None
+            return Loss.gemodel(
+                1 / spec["good_pkts"],
+                1 / spec["bad_pkts"],
+                spec.get("bad_loss", 1.0),
+                spec.get("good_loss", 0.0),
+            )
+        if "ber" in keys:
+            need({"ber", "bytes"})
+            per = 1 - (1 - float(spec["ber"])) ** (8 * int(spec["bytes"]))
+            return Loss.random(per) if per > 0 else None
+        raise ValueError(f"loss: unknown model {spec!r}")
 
     @property
     def mean(self) -> float:
@@ -177,6 +348,67 @@ class Queue:
             ),
         )  # fmt: skip
 
+    @staticmethod
+    def from_spec(spec: Any, rate_mbit: float) -> Queue:
+        """A bottleneck queue from scenario data, for a link of ``rate_mbit``.
+
+        A kind name (``"pfifo"``, ``"red_ecn"``, ``"cw"``, ``"vcrr"``,
+        ``"fq_codel"``, ``"pie"``) or a table with ``kind`` and its options:
+        ``limit`` (packets) everywhere; ``red_ecn``: ``min``, ``max``
+        (packets), ``max_p``, ``burst``; ``cw``: ``thresh``, ``mode``
+        (aq|pq), ``w``, ``interval``; ``vcrr``: ``gamma``, ``interval``,
+        ``rate`` (default: the link's); any other option of other kinds is
+        passed to tc as ``key value`` (``true`` as a bare flag, e.g. ``ecn``).
+        """
+        if isinstance(spec, str):
+            spec = {"kind": spec}
+        if not isinstance(spec, dict) or "kind" not in spec:
+            raise ValueError(f"queue: expected a kind or a table with 'kind', got {spec!r}")
+        opts = {k: v for k, v in spec.items() if k != "kind"}
+        kind = spec["kind"]
+        if kind == "pfifo":
+            if not set(opts) <= {"limit"}:
+                raise ValueError(f"queue pfifo: unknown options {sorted(set(opts) - {'limit'})}")
+            return Queue.pfifo(int(opts.get("limit", 50)))
+        if kind == "red_ecn":
+            allowed = {"min", "max", "max_p", "limit", "burst", "avpkt"}
+            if not set(opts) <= allowed:
+                raise ValueError(f"queue red_ecn: unknown options {sorted(set(opts) - allowed)}")
+            return Queue.red_ecn(
+                rate_mbit,
+                min_pkts=opts.get("min", 5),
+                max_pkts=opts.get("max", 15),
+                max_p=opts.get("max_p", 0.1),
+                limit_pkts=int(opts.get("limit", 50)),
+                avpkt=int(opts.get("avpkt", 1500)),
+                burst=opts.get("burst"),
+            )
+        opts.setdefault("limit", 50)
+        if kind == "vcrr":
+            opts.setdefault("rate", f"{rate_mbit:g}mbit")
+        args: list[str] = []
+        for k, v in opts.items():
+            if v is True:
+                args.append(str(k))
+            elif v is not False and v is not None:
+                args += [str(k), f"{v:g}" if isinstance(v, float) else str(v)]
+        return Queue(kind, tuple(args))
+
+    @property
+    def limit(self) -> int | None:
+        """The buffer in packets (RED's byte limit over avpkt), if given."""
+
+        def opt(key: str) -> str | None:
+            args = list(self.args)
+            return args[args.index(key) + 1] if key in args[:-1] else None
+
+        limit = opt("limit")
+        if limit is None or not limit.isdigit():
+            return None
+        if self.kind == "red":
+            return int(limit) // int(opt("avpkt") or 1500)
+        return int(limit)
+
     def tc_args(self) -> list[str]:
         return [self.kind, *self.args]
 
@@ -218,10 +450,10 @@ class Path:
     Use as a context manager: namespaces are deleted on exit.
     """
 
+    backend = "netns"
+
     def __init__(self, links: list[Link], sysctls: dict[str, dict[str, str]] | None = None):
-        self.id = next(_path_ids) + 10 * (os.getpid() % 20)
-        if self.id > 250:
-            raise RuntimeError("too many paths in one process")
+        self.id = _alloc_id()
         self.links = links
         self.nodes: list[str] = []
         for link in links:
@@ -239,8 +471,7 @@ class Path:
         return f"j{self.id}-air{link.index}"
 
     def addr(self, link: Link, node: str) -> str:
-        host = 1 if node == link.a else 2
-        return f"10.{self.id}.{link.index}.{host}"
+        return node_addr(self.id, link, node)
 
     def ip_of(self, node: str) -> str:
         """An address of ``node`` (its first link's)."""
@@ -274,7 +505,7 @@ class Path:
             shell[name] = []
         for node in self.nodes:
             settings = {"net.ipv4.ip_forward": "1", **self.sysctls.get(node, {})}
-            shell[self.ns(node)] += [f"sysctl -qw {k}={v}" for k, v in settings.items()]
+            shell[self.ns(node)] += [sysctl_cmd(k, v) for k, v in settings.items()]
         for link in self.links:
             self._link_cmds(link, ip, tc, shell)
         self._route_cmds(ip)
@@ -299,49 +530,18 @@ class Path:
             ns = self.ns(end)
             ip[None].append(f"link add {dev} netns {ns} type veth peer name {peer} netns {air}")
             ip[ns] += [f"addr add {self.addr(link, end)}/24 dev {dev}", f"link set {dev} up"]
-            # No offloads: every skb is one wire packet, so queue limits and
-            # per-packet loss probabilities mean what they say.
-            shell[ns].append(f"ethtool -K {dev} tso off gso off gro off")
-            shell[air].append(f"ethtool -K {peer} tso off gso off gro off")
-        ip[air] += [
-            "link add br0 type bridge stp_state 0 forward_delay 0",
-            "link set pa master br0 up",
-            "link set pb master br0 up",
-            "link set br0 up",
-        ]
-        rev_rate = link.rate_rev_mbit or link.rate_mbit
-        tc[self.ns(link.a)] += shaper_cmds(dev, link.rate_mbit, link.queue)
-        tc[self.ns(link.b)] += shaper_cmds(dev, rev_rate, link.queue_rev)
-        tc[air] += air_cmds("pb", link.delay_ms, link.loss)
-        tc[air] += air_cmds("pa", link.delay_ms, link.loss_rev)
+            shell[ns].append(offload_cmd(dev))
+            shell[air].append(offload_cmd(peer))
+        ip[air] += AIR_BRIDGE_CMDS
+        cmds = link_tc_cmds(link)
+        tc[self.ns(link.a)] += cmds["a"]
+        tc[self.ns(link.b)] += cmds["b"]
+        tc[air] += cmds["pb"] + cmds["pa"]
 
     def _route_cmds(self, ip: dict[str | None, list[str]]) -> None:
         """Static shortest-path routes from every node to every subnet."""
-        adj: dict[str, list[tuple[str, Link]]] = {n: [] for n in self.nodes}
-        for link in self.links:
-            adj[link.a].append((link.b, link))
-            adj[link.b].append((link.a, link))
-        for src in self.nodes:
-            first_hop: dict[str, tuple[str, Link]] = {}
-            seen, todo = {src}, deque([src])
-            while todo:
-                cur = todo.popleft()
-                for nxt, link in adj[cur]:
-                    if nxt in seen:
-                        continue
-                    seen.add(nxt)
-                    first_hop[nxt] = first_hop.get(cur) or (nxt, link)
-                    todo.append(nxt)
-            direct = {link.index for _, link in adj[src]}
-            for link in self.links:
-                if link.index in direct:
-                    continue
-                # reach the subnet through the first hop towards its nearer end
-                end = link.a if link.a in first_hop else link.b
-                hop, via = first_hop[end]
-                ip[self.ns(src)].append(
-                    f"route add 10.{self.id}.{link.index}.0/24 via {self.addr(via, hop)}"
-                )
+        for node, lines in route_cmds(self.id, self.nodes, self.links).items():
+            ip[self.ns(node)] += lines
 
     def netns_inodes(self) -> dict[str, int]:
         """Inode of every namespace of the path (qdisc tracepoints print it as netns=)."""
@@ -354,6 +554,7 @@ class Path:
         names = [self.ns(n) for n in self.nodes] + [self.air(link) for link in self.links]
         batch([IP, "-force", "-batch", "-"], [f"netns del {n}" for n in names], check=False)
         self._built = False
+        _free_id(self.id)
 
     def __enter__(self) -> Path:
         return self.build()
@@ -362,9 +563,19 @@ class Path:
         self.destroy()
 
     # -- measurement ---------------------------------------------------------
-    def qdisc_stats(self, ns: str, dev: str) -> list[dict[str, Any]]:
-        out = sh(TC, "-s", "-j", "qdisc", "show", "dev", dev, ns=ns)
+    def qdisc_stats(self, ns: str, dev: str | None = None) -> list[dict[str, Any]]:
+        """``tc -s -j qdisc show [dev DEV]`` in namespace ``ns`` (tc enters it itself)."""
+        out = sh(TC, "-n", ns, "-s", "-j", "qdisc", "show", *(["dev", dev] if dev else []))
         return json.loads(out) if out.strip() else []
+
+    def all_qdisc_stats(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        """Every qdisc of the path by (namespace, device), one ``tc`` per namespace."""
+        out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        names = [self.ns(n) for n in self.nodes] + [self.air(link) for link in self.links]
+        for ns in names:
+            for q in self.qdisc_stats(ns):
+                out.setdefault((ns, q.get("dev", "")), []).append(q)
+        return out
 
     def queue_stats(self, link: Link, reverse: bool = False) -> dict[str, Any]:
         """Statistics of the bottleneck queue (handle 10:) of a link direction."""

@@ -2,7 +2,9 @@
 
 Trials are plain data (:class:`Trial`) so that a scenario is a list of them.
 :func:`run_trials` runs independent trials concurrently (each on its own
-namespaces) to amortise one VM boot over many measurements.
+namespaces) to amortise one VM boot over many measurements.  A trial may
+also carry cross traffic (:mod:`testbed.traffic`), time-series monitors
+(:mod:`testbed.monitor`) and run on Mininet instead of bare namespaces.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import subprocess
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -18,9 +22,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from testbed import modules
-from testbed.flows import Flow, run_flows
+from testbed.flows import Flow, FlowRunner
+from testbed.monitor import Pinger, QdiscSampler, SsSampler
 from testbed.netpath import Link, Path
-from testbed.trace import Tracer, host_of
+from testbed.trace import TraceStream
+from testbed.traffic import Source, TrafficRunner
+
+# clients start this long after the servers are up and monitors armed
+LEAD_S = 0.3
 
 
 @dataclass
@@ -34,6 +43,18 @@ class Trial:
     # tracepoints to record, e.g. ["jersey/jersey_loss"]; events land in
     # the result's "trace", matched to this trial by address
     trace_events: list[str] = field(default_factory=list)
+    # cross traffic sources (testbed.traffic.sources)
+    traffic: list[Source] = field(default_factory=list)
+    # time series to sample (result's "samples"): {"queues": ["gw->rcv"],
+    # "air": [...], "ping": [["src", "rcv"]], "ss": True, "sample_s": 0.5}
+    samplers: dict[str, Any] = field(default_factory=dict)
+    backend: str = "netns"  # or "mininet"
+    # the trial lasts at least this long after the flows start (cross
+    # traffic may outlast the flows; a trial may have no TCP flow at all)
+    duration_s: float = 0.0
+    # trials sharing a barrier start their flows together, once all are set
+    # up (so that no set-up competes for the CPU with a measurement)
+    start_barrier: threading.Barrier | None = None
     # optional: called with the built path, entered just before the flows
     # start and left when they end (e.g. packet captures,
     # testbed.groundtruth.Capture); the dict it yields, filled in by then,
@@ -47,11 +68,19 @@ def counters_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, i
 
 def link_ground_truth(path: Path, trial: Trial) -> list[dict[str, Any]]:
     """Per link direction: queue (congestion) drops/marks and air (wireless) drops."""
+    stats = path.all_qdisc_stats()  # one tc per namespace
+
+    def pick(ns: str, dev: str, match: str) -> dict[str, Any]:
+        for q in stats.get((ns, dev), []):
+            if match in (q.get("handle"), q.get("kind")):
+                return q
+        raise RuntimeError(f"no {match} qdisc on {ns}/{dev}")
+
     out = []
     for link in trial.links:
         for reverse in (False, True):
-            q = path.queue_stats(link, reverse)
-            air = path.air_stats(link, reverse)
+            q = pick(path.ns(link.b if reverse else link.a), path.dev(link), "10:")
+            air = pick(path.air(link), "pa" if reverse else "pb", "netem")
             passed, lost = int(air.get("packets", 0)), int(air.get("drops", 0))
             out.append(
                 {
@@ -70,25 +99,145 @@ def link_ground_truth(path: Path, trial: Trial) -> list[dict[str, Any]]:
     return out
 
 
-def run_trial(trial: Trial) -> dict[str, Any]:
-    t0 = time.time()
+def _direction(path: Path, name: str) -> tuple[Link, bool]:
+    """The link and reverse flag of a direction ``"a->b"``."""
+    a, b = name.split("->")
+    for link in path.links:
+        if (link.a, link.b) == (a, b):
+            return link, False
+        if (link.a, link.b) == (b, a):
+            return link, True
+    raise KeyError(f"no link direction {name}")
+
+
+def _samplers(path: Path, trial: Trial, runner: FlowRunner) -> list[Any]:
+    mon = trial.samplers
+    if not mon:
+        return []
+    every = float(mon.get("sample_s", 0.5))
+    targets = []
+    for name in mon.get("queues", []):
+        link, rev = _direction(path, name)
+        node = link.b if rev else link.a
+        targets.append((name, path.ns(node), path.dev(link), "10:"))
+    for name in mon.get("air", []):
+        link, rev = _direction(path, name)
+        targets.append((f"air:{name}", path.air(link), "pa" if rev else "pb", "netem"))
+    out: list[Any] = []
+    if targets:
+        out.append(("queues", QdiscSampler(targets, every)))
+    pings = mon.get("ping", [])
+    if pings is True:  # along every distinct main-flow path
+        pings = list(dict.fromkeys((f.src, f.dst) for f in trial.flows))
+    for src, dst in pings or []:
+        out.append(("ping", Pinger(path, src, dst, every)))
+    if mon.get("ss"):
+        for node in dict.fromkeys(f.src for f in trial.flows):
+            ports = [p for f, p in zip(trial.flows, runner.ports, strict=True) if f.src == node]
+            out.append(("ss", SsSampler(path, node, ports, every)))
+    return out
+
+
+def drain(path: Path, flows: list[Flow], ports: list[int], timeout: float = 20.0) -> float:
+    """Wait until the flows' sender sockets have nothing left to send or to be
+    acknowledged: after iperf3 stops, the kernel still sends what its sockets
+    hold, and a capture stopped earlier would take that tail for drops.
+    Returns the seconds waited."""
+    t0 = time.monotonic()
+    by_node: dict[str, list[int]] = {}
+    for f, p in zip(flows, ports, strict=True):
+        by_node.setdefault(f.src, []).append(p)
+    states = ["state", "established", "state", "fin-wait-1", "state", "closing"]
+    while time.monotonic() - t0 < timeout:
+        busy = False
+        for node, ps in by_node.items():
+            argv = ["ss", "-N", path.ns(node), "-tnH", *states]
+            argv.append(f"( dport >= :{min(ps)} and dport <= :{max(ps)} )")
+            if subprocess.run(argv, capture_output=True, text=True).stdout.strip():
+                busy = True
+                break
+        if not busy:
+            break
+        time.sleep(0.2)
+    return time.monotonic() - t0
+
+
+def run_trial(trial: Trial, tracer: TraceStream | None = None) -> dict[str, Any]:
+    t_start = time.time()
     phases: dict[str, float] = {}
-    with Path(trial.links, trial.sysctls) as path:
-        phases["setup_s"] = time.time() - t0
+    path_cls: type[Path] = Path
+    if trial.backend == "mininet":
+        from testbed.mn import MininetPath
+
+        path_cls = MininetPath
+    elif trial.backend != "netns":
+        raise ValueError(f"unknown backend {trial.backend}")
+    with path_cls(trial.links, trial.sysctls) as path:
+        if tracer is not None:
+            tracer.drop(path.id)
+        phases["setup_s"] = time.time() - t_start
+        runner = FlowRunner(path, trial.flows)
+        traffic = TrafficRunner(path, trial.traffic)
+        runner.start_servers()
+        traffic.start_servers()
+        samplers = _samplers(path, trial, runner)
         inodes = path.netns_inodes()
+        if tracer is not None:
+            tracer.watch_netns(path.id, inodes.values())
+        # senders and receivers: ECN counters (TCPDeliveredCE) are the receiver's
         ends = sorted({f.src for f in trial.flows} | {f.dst for f in trial.flows})
         before = {n: path.nstat(n) for n in ends}
         t1 = time.time()
+        if trial.start_barrier is not None:
+            trial.start_barrier.wait(timeout=600)
         monitor = trial.monitor(path, trial) if trial.monitor else contextlib.nullcontext({})
         with monitor as monitored:
-            flows = run_flows(path, trial.flows)
+            t0 = time.monotonic() + LEAD_S
+            for _, m in samplers:
+                m.start(t0)
+            traffic.start(t0)
+            runner.start_clients(t0)
+            flows = runner.join()
+            rest = t0 + trial.duration_s - time.monotonic()
+            if rest > 0:
+                time.sleep(rest)
+            if trial.monitor:
+                phases["drain_s"] = drain(path, trial.flows, runner.ports)
+                # libpcap hands packets over in blocks retired after 1 s:
+                # wait that long so that the captures hold the flows' last
+                # packets when they stop (else they look dropped)
+                time.sleep(1.2)
+        cross = traffic.stop()
         phases["flows_s"] = time.time() - t1
+        mon: dict[str, Any] = {}
+        for kind, m in samplers:
+            got = m.stop()
+            if kind == "queues":
+                mon["queues"] = {k: v for k, v in got.items() if not k.startswith("air:")}
+                air = {k[4:]: v for k, v in got.items() if k.startswith("air:")}
+                if air:
+                    mon["air"] = air
+            elif kind == "ping":
+                mon.setdefault("ping", {})[m.name] = got
+            else:
+                mon.setdefault("ss", {}).update(got)
         after = {n: path.nstat(n) for n in ends}
         links = link_ground_truth(path, trial)
+        for i, f in enumerate(flows):
+            f["dest"] = runner.dest(i)
+        trace = None
+        if tracer is not None:
+            trace = tracer.take(path.id)
+            for ev in trace:
+                # tracefs runs on CLOCK_MONOTONIC (TraceStream): keep the raw
+                # time, and the time since the flows started
+                ev["t_mono"] = float(ev["t"])
+                ev["t"] = round(float(ev["t"]) - t0, 6)
     result: dict[str, Any] = {
         "name": trial.name,
         "path_id": path.id,
         "netns_inodes": inodes,
+        "backend": path.backend,
         "params": trial.params,
         "links_config": [link.to_json() for link in trial.links],
         "sysctls": trial.sysctls,
@@ -96,12 +245,18 @@ def run_trial(trial: Trial) -> dict[str, Any]:
         "links": links,
         "nstat": {n: counters_delta(before[n], after[n]) for n in ends},
         "kernel": platform.release(),
-        "started": t0,
-        "wall_s": time.time() - t0,
+        "started": t_start,
+        "wall_s": time.time() - t_start,
         "phases": phases,
     }
+    if trial.traffic:
+        result["traffic"] = cross
+    if mon:
+        result["samples"] = mon
     if trial.monitor:
         result["monitor"] = monitored
+    if trace is not None:
+        result["trace"] = trace
     return result
 
 
@@ -113,26 +268,9 @@ def run_trials(trials: list[Trial], parallel: int | None = None) -> list[dict[st
     """
     workers = parallel or max(1, len(trials))
     events = sorted({e for t in trials for e in t.trace_events})
-    tracer = Tracer(events) if events else None
-    with tracer or contextlib.nullcontext(), ThreadPoolExecutor(max_workers=workers) as ex:
-        results = list(ex.map(run_trial, trials))
-    if tracer is not None:
-        recorded = tracer.read()
-        for trial, result in zip(trials, results, strict=True):
-            if trial.trace_events:
-                result["trace"] = [e for e in recorded if belongs(e, result)]
-    return results
-
-
-def belongs(event: dict[str, Any], result: dict[str, Any]) -> bool:
-    """Is a trace event one of this trial's?
-
-    Socket events carry their address (each path has 10.<path id>.0.0/16),
-    qdisc events the inode of their network namespace.
-    """
-    if "netns" in event:
-        return event["netns"] in result.get("netns_inodes", {}).values()
-    return host_of(str(event.get("src", ""))).startswith(f"10.{result['path_id']}.")
+    with TraceStream(events) as tracer, ThreadPoolExecutor(max_workers=workers) as ex:
+        futures = [ex.submit(run_trial, t, tracer if t.trace_events else None) for t in trials]
+        return [f.result() for f in futures]
 
 
 def environment() -> dict[str, Any]:

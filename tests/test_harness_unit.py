@@ -1,0 +1,529 @@
+"""The experiment harness without a VM: scenario files, metrics, traffic schedules,
+topologies (as data and as Mininet topologies), resume logic and the report."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from testbed import harness, metrics, report, scenario, topology, traffic
+from testbed.netpath import Loss, Queue, link_tc_cmds, route_cmds
+
+# -- scenario files ------------------------------------------------------------------
+
+ALL = scenario.names()
+SPEC_SCENARIOS = {
+    "fig5_11",
+    "fig5_13",
+    "fairness",
+    "friendliness",
+    "coexistence",
+    "reverse_path",
+    "reverse_aiad",
+    "soho",
+    "marking",
+    "staggered",
+    "newrenolp",
+    "balde",
+    "satellite",
+    "groundtruth",
+}
+COMPARATORS = {"reno", "cubic", "westwood", "veno", "vegas", "bbr"}
+
+
+def test_every_spec_scenario_has_a_file() -> None:
+    assert set(ALL) >= SPEC_SCENARIOS, SPEC_SCENARIOS - set(ALL)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_scenario_expands_in_every_profile(name: str) -> None:
+    sc = scenario.load(name)
+    for prof in [None, *sc.profiles()]:
+        pts = sc.points(prof)
+        assert pts, (name, prof)
+        ids = [p.id for p in pts]
+        assert len(set(ids)) == len(ids), "point ids must be unique"
+        for p in pts[:50]:
+            links = p.links()
+            nodes = {n for lk in links for n in (lk.a, lk.b)}
+            for f in p.flows():
+                assert f.src in nodes and f.dst in nodes
+                assert f.duration_s > 0
+            harness.trial_of(p, "netns")  # traffic schedules, sysctls, monitors
+        assert sc.estimate_s(prof) > 0
+    assert "quick" in sc.profiles(), f"{name} needs a quick profile"
+    assert sc.estimate_s("quick") < 240, "quick mode must stay short"
+
+
+def _goodput_figure(sc: scenario.Scenario) -> bool:
+    figs = sc.resolved().get("report", {}).get("figures", [])
+    return any("goodput" in f["y"] or "throughput" in f["y"] for f in figs)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_goodput_figures_have_every_comparator_and_ours(name: str) -> None:
+    sc = scenario.load(name)
+    if name == "groundtruth" or not _goodput_figure(sc):
+        return
+    ccs = {cc for p in sc.points() for cc in p.ccs()}
+    if name in (
+        "friendliness",
+        "coexistence",
+        "reverse_path",
+        "reverse_aiad",
+        "staggered",
+        "marking",
+    ):
+        assert "jersey" in ccs
+        return
+    assert ccs >= COMPARATORS, (name, COMPARATORS - ccs)
+    assert {"jersey", "diffc", "newrenolp", "balde"} <= ccs, name
+
+
+def _write(tmp_path: Path, text: str, name: str = "bad") -> Path:
+    p = tmp_path / f"{name}.toml"
+    p.write_text(text)
+    return p
+
+
+GOOD = """
+name = "bad"
+title = "t"
+duration_s = 5
+[topology]
+name = "fig511"
+loss = "${per}"
+[sweep]
+per = [0, 0.01]
+[[flows]]
+src = "src"
+dst = "rcv"
+cc = "reno"
+"""
+
+
+def test_a_minimal_scenario_loads(tmp_path: Path) -> None:
+    sc = scenario.load(_write(tmp_path, GOOD))
+    pts = sc.points()
+    assert [p.id for p in pts] == ["per=0,run=0", "per=0.01,run=0"]
+    assert pts[1].links()[1].loss == Loss.random(0.01)
+    assert pts[0].links()[1].loss is None
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: t.replace('title = "t"\n', ""), "missing required key 'title'"),
+        (lambda t: t.replace("duration_s = 5", "duration_s = 'x'"), "duration_s: expected"),
+        (lambda t: t + "\nbogus = 1\n", "unknown key 'bogus'"),
+        (lambda t: t.replace('name = "fig511"', 'name = "nope"'), "unknown topology 'nope'"),
+        (lambda t: t.replace('loss = "${per}"', "los = 0.1"), "has no parameter 'los'"),
+        (
+            lambda t: t.replace('loss = "${per}"', 'loss = "${pr}"'),
+            "no sweep axis or var named 'pr'",
+        ),
+        (lambda t: t.replace('dst = "rcv"', 'dst = "nowhere"'), "no node 'nowhere'"),
+        (lambda t: t.replace("per = [0, 0.01]", "per = []"), "non-empty array"),
+        (lambda t: t.replace('cc = "reno"', "cc = 3"), "cc: expected a string"),
+        (lambda t: t.replace("duration_s = 5", "duration_s = 5\n[x"), "TOML syntax"),
+        (lambda t: t.replace('name = "bad"', 'name = "other"'), "must be 'bad'"),
+        (
+            lambda t: t + '[[traffic]]\nkind = "udp_bogus"\nsrc = "src"\ndst = "rcv"\n',
+            "'kind' must be",
+        ),
+        (lambda t: t + '[monitor]\nqueues = ["gw->nowhere"]\n', "no link direction 'gw->nowhere'"),
+        (
+            lambda t: t + '[[report.figures]]\nkind = "lines"\ny = "goodput_mbps"\nx = "nope"\n',
+            "not a sweep axis",
+        ),
+        (lambda t: t + "[profiles.quick]\nruns = 0\n", "runs must be at least 1"),
+    ],
+)
+def test_bad_scenario_files_give_clear_errors(tmp_path: Path, edit: Any, message: str) -> None:
+    path = _write(tmp_path, edit(GOOD))
+    with pytest.raises(scenario.ScenarioError, match="bad.toml") as err:
+        sc = scenario.load(path)
+        sc.points()
+    assert message in str(err.value)
+
+
+def test_overrides_change_matching_points_only(tmp_path: Path) -> None:
+    text = GOOD + "[[overrides]]\nwhen = { per = 0.01 }\nset = { duration_s = 9 }\n"
+    pts = scenario.load(_write(tmp_path, text)).points()
+    assert [p.spec["duration_s"] for p in pts] == [5, 9]
+    assert [f.duration_s for f in pts[1].flows()] == [9.0]
+    bad = GOOD + "[[overrides]]\nwhen = { per = 0.5 }\nset = { duration_s = 9 }\n"
+    with pytest.raises(scenario.ScenarioError, match="not one of its values"):
+        scenario.load(_write(tmp_path, bad))
+    bad = GOOD + "[[overrides]]\nwhen = { per = 0.01 }\nset = { runs = 9 }\n"
+    with pytest.raises(scenario.ScenarioError, match="cannot override"):
+        scenario.load(_write(tmp_path, bad))
+
+
+def test_fig5_11_repeatability_point_is_long() -> None:
+    pts = scenario.load("fig5_11").points()
+    one = [p for p in pts if p.values["per"] == 0.01]
+    assert len(one) == 3 * len({p.values["cc"] for p in pts})
+    assert all(p.spec["duration_s"] >= 100 for p in one)
+
+
+def test_substitution_keeps_types_and_reaches_into_tables() -> None:
+    env = {"mix": {"label": "3/17", "m": 3, "n": 17}, "per": 0.001}
+    out = scenario.substitute({"a": "${mix.m}", "b": "m=${mix.m} per=${per}", "c": ["${per}"]}, env)
+    assert out == {"a": 3, "b": "m=3 per=0.001", "c": [0.001]}
+    assert scenario.deep_merge({"a": {"b": 1, "c": 2}}, {"a": {"c": 3}}) == {"a": {"b": 1, "c": 3}}
+
+
+def test_profiles_override_sweeps_and_seeds_are_stable() -> None:
+    sc = scenario.load("fig5_11")
+    quick = sc.points("quick")
+    assert len(quick) < len(sc.points())
+    again = scenario.load("fig5_11").points("quick")
+    assert [p.seed for p in quick] == [p.seed for p in again]
+    assert len({p.seed for p in quick}) == len(quick)
+
+
+# -- loss, queue and topology specs --------------------------------------------------
+
+
+def test_loss_specs() -> None:
+    assert Loss.from_spec(None) is None and Loss.from_spec(0) is None
+    assert Loss.from_spec(0.01) == Loss.random(0.01)
+    ge = Loss.from_spec({"ge_mean": 0.05, "burst": 4, "bad_loss": 1.0})
+    assert ge is not None and ge.mean == pytest.approx(0.05)
+    p, r, _, _ = ge.params
+    assert r == pytest.approx(0.25)
+    st = Loss.from_spec({"good_pkts": 800, "bad_pkts": 40, "bad_loss": 0.5})
+    assert st is not None and st.mean == pytest.approx(0.5 * 40 / 840)
+    ber = Loss.from_spec({"ber": 1e-5, "bytes": 1000})
+    assert ber is not None and ber.mean == pytest.approx(1 - (1 - 1e-5) ** 8000)
+    with pytest.raises(ValueError, match="unknown"):
+        Loss.from_spec({"ge_mean": 0.1, "bogus": 1})
+
+
+def test_queue_specs() -> None:
+    assert Queue.from_spec("pfifo", 2) == Queue.pfifo(50)
+    cw = Queue.from_spec({"kind": "cw", "limit": 50, "thresh": 25, "mode": "pq"}, 2)
+    assert cw.tc_args() == ["cw", "limit", "50", "thresh", "25", "mode", "pq"]
+    vcrr = Queue.from_spec({"kind": "vcrr", "gamma": 0.95}, 5)
+    assert vcrr.tc_args() == ["vcrr", "gamma", "0.95", "limit", "50", "rate", "5mbit"]
+    red = Queue.from_spec({"kind": "red_ecn", "min": 5, "max": 8, "limit": 40}, 2)
+    assert red.kind == "red" and red.limit == 40 and "ecn" in red.args
+    fq = Queue.from_spec({"kind": "fq_codel", "ecn": True}, 2)
+    assert fq.tc_args() == ["fq_codel", "ecn", "limit", "50"] and fq.limit == 50
+    with pytest.raises(ValueError):
+        Queue.from_spec({"kind": "pfifo", "thresh": 3}, 2)
+
+
+@pytest.mark.parametrize("name", [n for n in topology.names() if n != "scenario"])
+def test_topologies_are_connected_and_route_everywhere(name: str) -> None:
+    links = topology.links(name)
+    for i, lk in enumerate(links):
+        lk.index = i
+    nodes = list(dict.fromkeys(n for lk in links for n in (lk.a, lk.b)))
+    routes = route_cmds(7, nodes, links)
+    for n in nodes:
+        direct = sum(n in (lk.a, lk.b) for lk in links)
+        assert len(routes[n]) == len(links) - direct
+
+
+def test_mininet_topology_mirrors_the_link_model() -> None:
+    topo = topology.get("fig511")(loss=0.01, gateway={"kind": "cw", "limit": 50})
+    assert sorted(topo.hosts()) == ["gw", "rcv", "src"]
+    assert sorted(topo.switches()) == ["air0", "air1"]
+    links = topology.links("fig511", loss=0.01, gateway={"kind": "cw", "limit": 50})
+    links[0].index, links[1].index = 0, 1
+    cmds = link_tc_cmds(links[1])
+    infos = {(i["node1"], i["node2"]): i for _, _, i in topo.links(withInfo=True)}
+    gw_air = infos[("gw", "air1")]
+    assert gw_air["intfName1"] == "e1" and gw_air["intfName2"] == "pa"
+    assert gw_air["params1"]["tc"] == cmds["a"]  # htb + cw at the gateway
+    assert gw_air["params1"]["addr"] == "10.1.1.1/24"
+    air_rcv = infos[("air1", "rcv")]
+    assert air_rcv["params1"]["tc"] == cmds["pb"]  # netem delay + loss towards rcv
+    assert "loss random 1%" in air_rcv["params1"]["tc"][0]
+    src = topo.nodeInfo("src")
+    assert src["routes"] == ["route add 10.1.1.0/24 via 10.1.0.2"]
+
+
+def test_mn_custom_file_defines_topos() -> None:
+    text = topology.FILE.read_text()
+    customs: dict[str, Any] = {}
+    exec(compile(text, str(topology.FILE), "exec"), customs, customs)  # as mn --custom does
+    assert {"fig511", "satellite", "soho", "reverse_path", "scenario"} <= set(customs["topos"])
+
+
+def test_scenario_topology_builds_a_point() -> None:
+    topo = topology.get("scenario")("groundtruth", point=0)
+    assert "rcv" in topo.hosts()
+
+
+# -- traffic schedules ---------------------------------------------------------------
+
+
+def test_onoff_schedule_is_seeded_and_within_bounds() -> None:
+    a = traffic.onoff(random.Random(3), 0, 100, 1.0, 1.0)
+    b = traffic.onoff(random.Random(3), 0, 100, 1.0, 1.0)
+    assert a == b and a
+    assert all(0 <= s < 100 and s + d <= 100.001 for s, d in a)
+    on = sum(d for _, d in a)
+    assert 30 < on < 70  # about half the time on
+    for (s1, d1), (s2, _) in itertools.pairwise(a):
+        assert s1 + d1 <= s2
+
+
+def test_traffic_sources_from_spec() -> None:
+    spec = [
+        {"kind": "udp_onoff", "src": "a", "dst": "b", "sources": 5, "rate_kbit": 96},
+        {"kind": "udp_schedule", "src": "b", "dst": "a", "bursts": [[1, 4, 1000], [10, 5, 2000]]},
+        {"kind": "tcp_onoff", "src": "a", "dst": "b", "on_mean_s": 10, "off_mean_s": 1},
+        {"kind": "udp_cbr", "src": "a", "dst": "b", "rate_kbit": 0},
+    ]
+    srcs = traffic.sources(spec, 60, seed=42)
+    assert [s.kind for s in srcs] == ["udp"] * 5 + ["udp", "tcp"]  # rate 0: no source
+    assert len({s.seed for s in srcs[:5]}) == 5
+    assert srcs[5].bursts[1].rate_bps == 2e6
+    assert all(b.duration_s == int(b.duration_s) >= 1 for b in srcs[6].bursts)
+    assert (
+        srcs[0].to_json()["schedule"] == traffic.sources(spec, 60, seed=42)[0].to_json()["schedule"]
+    )
+
+
+# -- metrics ---------------------------------------------------------------------------
+
+
+def test_basic_statistics() -> None:
+    assert metrics.jain([1, 1, 1, 1]) == pytest.approx(1.0)
+    assert metrics.jain([1, 0, 0, 0]) == pytest.approx(0.25)
+    assert metrics.percentile([1, 2, 3, 4], 50) == pytest.approx(2.5)
+    assert metrics.percentile([5], 99) == 5
+    assert metrics.jitter([10, 12, 11, 11]) == pytest.approx(1.0)
+    assert math.isnan(metrics.jitter([1]))
+    assert metrics.ceiling(2e6, 0.05) == pytest.approx(1.9e6)
+    ms = metrics.median_spread([1.0, 1.1, 0.95])
+    assert ms["median"] == 1.0 and ms["max_rel_dev"] == pytest.approx(0.1)
+
+
+def test_route_and_counter_truth() -> None:
+    cfg = [{"a": "src", "b": "gw"}, {"a": "gw", "b": "rcv"}]
+    assert metrics.route(cfg, "src", "rcv") == ["src->gw", "gw->rcv"]
+    assert metrics.route(cfg, "rcv", "src") == ["rcv->gw", "gw->src"]
+    ground = [
+        {"link": "gw->rcv", "air_drops": 10, "queue_drops": 0},
+        {"link": "rcv->gw", "air_drops": 5, "queue_drops": 3},
+        {"link": "src->gw", "air_drops": 0, "queue_drops": 0},
+    ]
+    t = metrics.counter_truth(ground, ["src->gw", "gw->rcv"])
+    assert t == {"link_drops": 10, "queue_drops": 0, "kind": "wireless"}
+    assert metrics.counter_truth(ground, ["rcv->gw"])["kind"] == "mixed"
+
+
+def test_accuracy_against_counters_and_per_packet_truth() -> None:
+    dec = [
+        {"cause": "wireless"},
+        {"cause": "congestion"},
+        {"cause": "ecn"},
+        {"cause": "rto_wireless"},
+    ]
+    a = metrics.accuracy(dec, {"kind": "wireless"})
+    assert a["decisions"] == 3 and a["ecn_reactions"] == 1
+    assert a["accuracy"] == pytest.approx(2 / 3) and a["method"] == "counters"
+    assert metrics.accuracy(dec, {"kind": "mixed"})["accuracy"] is None
+    pp = metrics.accuracy(dec, {"per_decision": ["wireless", "wireless", None, "congestion"]})
+    assert pp["method"] == "per-packet" and pp["matched"] == 3
+    assert pp["accuracy"] == pytest.approx(1 / 3)
+    assert pp["misprediction"] == pytest.approx(1 / 2)  # 2 said wireless, 1 was congestion
+
+
+def test_queue_metrics_and_marking_probability() -> None:
+    samples = [
+        {"t": 0.0, "qlen": 0, "backlog": 0, "packets": 0, "marked": 0},
+        {"t": 0.5, "qlen": 10, "backlog": 15000, "packets": 100, "marked": 10},
+        {"t": 1.0, "qlen": 20, "backlog": 30000, "packets": 200, "marked": 60},
+    ]
+    # arrivals = packets sent + backlog growth + drops = 110 in each interval
+    mp = metrics.mark_probability(samples)
+    assert [t for t, _ in mp] == [0.5, 1.0]
+    assert [p for _, p in mp] == pytest.approx([10 / 110, 50 / 110])
+    q = metrics.queue_metrics(samples, 2e6)
+    assert q["qlen_max"] == 20 and q["qdelay_ms_max"] == pytest.approx(120.0)
+    assert q["mark_prob_mean"] == pytest.approx(30 / 110)
+
+
+def fake_point(
+    cc: str, per: float, run: int, goodput: float, *, causes: list[str] | None = None
+) -> dict[str, Any]:
+    """A synthetic point result with the harness's structure (for metric/report tests)."""
+    dest = "10.3.1.2:5201"
+    return {
+        "status": "ok",
+        "scenario": "fig5_11",
+        "point": f"cc={cc},per={per:g},run={run}",
+        "values": {"cc": cc, "per": per},
+        "run": run,
+        "spec": {"duration_s": 10, "metrics": {"bottleneck": "gw->rcv"}},
+        "links_config": [
+            {
+                "a": "src",
+                "b": "gw",
+                "rate_mbit": 10,
+                "rate_rev_mbit": 10,
+                "loss": None,
+                "loss_rev": None,
+            },
+            {
+                "a": "gw",
+                "b": "rcv",
+                "rate_mbit": 2,
+                "rate_rev_mbit": 2,
+                "loss": {"kind": "random", "params": [per], "mean": per} if per else None,
+                "loss_rev": None,
+            },
+        ],
+        "flows": [
+            {
+                "src": "src",
+                "dst": "rcv",
+                "cc": cc,
+                "label": cc,
+                "group": cc,
+                "start_s": 0,
+                "goodput_bps": goodput,
+                "throughput_bps": goodput * 1.02,
+                "bytes_sent": int(goodput * 10 / 8),
+                "retransmits": 10,
+                "mss": 1448,
+                "dest": dest,
+                "intervals": [[1.0, goodput], [2.0, goodput]],
+            }
+        ],
+        "links": [
+            {
+                "link": "gw->rcv",
+                "queue_packets": 1000,
+                "queue_drops": 0,
+                "queue_marked": 20,
+                "air_packets": 990,
+                "air_drops": 10 if per else 0,
+            },
+            {
+                "link": "src->gw",
+                "queue_packets": 1000,
+                "queue_drops": 0,
+                "queue_marked": 0,
+                "air_packets": 1000,
+                "air_drops": 0,
+            },
+        ],
+        "trace": [
+            {"event": "jersey_loss", "dest": dest, "cause": c, "t": 1.0} for c in causes or []
+        ],
+        "samples": {
+            "queues": {
+                "gw->rcv": [{"t": 0.5, "qlen": 5, "backlog": 7500, "packets": 10, "marked": 1}]
+            },
+            "ping": {
+                "src->rcv": {
+                    "sent": 4,
+                    "received": 4,
+                    "rtt": [[0.5, 92], [1, 94], [1.5, 93], [2, 93]],
+                }
+            },
+        },
+        "environment": {"kernel": "6.12.95+deb12-amd64", "module_params": {}},
+        "versions": {"iperf3": "iperf 3.12"},
+        "meta": {"accel": "tcg", "commit": "0123456789abcdef"},
+        "backend": "netns",
+    }
+
+
+def test_point_metrics_of_a_synthetic_point() -> None:
+    doc = fake_point("jersey", 0.01, 0, 1.5e6, causes=["wireless", "wireless", "congestion", "ecn"])
+    m = metrics.point_metrics(doc)
+    assert m["goodput_bps"] == 1.5e6
+    assert m["ceiling_bps"] == pytest.approx(1.98e6)
+    assert m["bottleneck"]["wireless_drop_rate"] == pytest.approx(0.01)
+    assert m["flows"][0]["truth"] == "wireless"
+    assert m["accuracy"] == pytest.approx(2 / 3)
+    assert m["drops"]["link_share"] == 1.0
+    assert m["rtt"]["src->rcv"]["jitter_ms"] == pytest.approx(1.0)
+    assert m["queue"]["gw->rcv"]["qdelay_ms_p50"] == pytest.approx(30.0)
+
+
+# -- resume and report ------------------------------------------------------------------
+
+
+def test_resume_skips_only_finished_points(tmp_path: Path) -> None:
+    p = scenario.load("fig5_11").points("quick")[0]
+    f = harness.point_file(tmp_path, p)
+    assert not harness.done(f)
+    harness.write_json(f, {"status": "unavailable"})
+    assert not harness.done(f)
+    harness.write_json(f, {"status": "ok"})
+    assert harness.done(f)
+    assert f.parent.name == "runs" and f.name == f"{p.id}.json"
+
+
+def test_report_from_synthetic_runs(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    runs = out / "fig5_11" / "runs"
+    runs.mkdir(parents=True)
+    gp = {"reno": 1.2e6, "jersey": 1.8e6}
+    for cc in gp:
+        for per in (0.0, 0.01):
+            for run, f in enumerate((1.0, 1.05, 0.97)):
+                doc = fake_point(cc, per, run, gp[cc] * f * (1 - per), causes=["wireless"])
+                (runs / f"{doc['point']}.json").write_text(json.dumps(doc))
+    (runs / "cc=bbr,per=0,run=0.json").write_text(
+        json.dumps(
+            {
+                "status": "unavailable",
+                "values": {"cc": "bbr", "per": 0},
+                "run": 0,
+                "point": "x",
+                "missing": ["bbr"],
+            }
+        )
+    )
+    path = report.build(out, ["fig5_11"])
+    text = path.read_text()
+    assert "Repeatability" in text and "| jersey | 3 |" in text and "pass" in text
+    page = (out / "fig5_11" / "fig5_11.md").read_text()
+    assert "| reno | 1.20 | 1.19 |" in page
+    assert "n/a (bbr)" in page
+    for ext in ("png", "svg"):
+        assert (out / "fig5_11" / f"goodput.{ext}").stat().st_size > 1000
+    summary = json.loads((out / "fig5_11" / "summary.json").read_text())
+    assert summary["tables"]["goodput"]["jersey|0.01"]["runs"] == 3
+
+
+def test_receiver_intervals_from_iperf3_server_text() -> None:
+    from testbed.flows import _intervals
+
+    text = (
+        "[  5] local 10.1.1.2 port 5201 connected to 10.1.0.1 port 40000\n"
+        "[ ID] Interval           Transfer     Bitrate\n"
+        "[  5]   0.00-1.00   sec   230 KBytes  1.88 Mbits/sec                  \n"
+        "[  5]   1.00-2.00   sec  0.00 Bytes  0.00 bits/sec                  \n"
+        "[  5]   0.00-2.00   sec   230 KBytes   940 Kbits/sec                  receiver\n"
+    )
+    assert _intervals({"server_output_text": text}) == [[1.0, 1.88e6], [2.0, 0.0]]
+
+
+def test_ping_and_ss_parsers() -> None:
+    from testbed.monitor import parse_ping, parse_ss
+
+    ping = "[1700000000.500000] 64 bytes from 10.1.1.2: icmp_seq=3 ttl=63 time=92.4 ms\nno\n"
+    assert parse_ping(ping) == [[1700000000.5, 3, 92.4]]
+    ss = (
+        "0      0      10.1.0.1:40000 10.1.1.2:5201\n"
+        "\t cubic rtt:92.5/3.1 cwnd:12 bytes_acked:1000 bbr:(bw:1.5Mbps,mrtt:92)\n"
+    )
+    rec = parse_ss(ss)["10.1.1.2:5201"]
+    assert rec["cwnd"] == 12 and rec["srtt_ms"] == 92.5 and rec["bw_bps"] == 1.5e6
