@@ -11,8 +11,10 @@ retried next time).  Points run ``parallel`` at a time (from the scenario
 file); points that need different module parameters run in separate
 groups, the modules reloaded in between.  Progress goes to stderr.
 
-The testbed's ECN policy: every node has ``net.ipv4.tcp_ecn=1`` unless the
-scenario says otherwise, and our ECN-based modules are loaded with
+The testbed's ECN policy: every node has ``net.ipv4.tcp_ecn=1`` and
+``net.ipv4.tcp_ecn_fallback=0`` (with the default fallback a lost SYN makes
+Linux retry it without ECN, and on a lossy path a few connections would run
+without loss differentiation) unless the scenario says otherwise, and our ECN-based modules are loaded with
 ``needs_ecn=0`` (RFC 3168 negotiation, which Linux receivers accept; with
 the modules' default the SYN is ECT and receivers decline ECN unless their
 listener's CC needs it).  Both are recorded in every result.
@@ -46,7 +48,7 @@ TOP = Path(__file__).resolve().parent.parent
 AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 TRACEFS_EVENTS = Path("/sys/kernel/tracing/events")
 # testbed policy (see module docstring), overridable per scenario
-DEFAULT_SYSCTLS = {"*": {"net.ipv4.tcp_ecn": "1"}}
+DEFAULT_SYSCTLS = {"*": {"net.ipv4.tcp_ecn": "1", "net.ipv4.tcp_ecn_fallback": "0"}}
 ECN_MODULE_PARAMS = {"needs_ecn": 0}
 # the kernel's CCs that set TCP_CONG_NEEDS_ECN (ECT SYN): their receivers'
 # default CC is set to the same, so that the listener accepts ECN
