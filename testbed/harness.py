@@ -14,10 +14,10 @@ groups, the modules reloaded in between.  Progress goes to stderr.
 The testbed's ECN policy: every node has ``net.ipv4.tcp_ecn=1`` and
 ``net.ipv4.tcp_ecn_fallback=0`` (with the default fallback a lost SYN makes
 Linux retry it without ECN, and on a lossy path a few connections would run
-without loss differentiation) unless the scenario says otherwise, and our ECN-based modules are loaded with
-``needs_ecn=0`` (RFC 3168 negotiation, which Linux receivers accept; with
-the modules' default the SYN is ECT and receivers decline ECN unless their
-listener's CC needs it).  Both are recorded in every result.
+without loss differentiation) unless the scenario says otherwise, and our
+ECN-based modules are loaded with ``needs_ecn=0`` (RFC 3168 negotiation,
+which Linux receivers accept; with the modules' default the SYN is ECT and
+receivers decline ECN unless their listener's CC needs it).  Both are recorded in every result.
 """
 
 from __future__ import annotations
