@@ -255,7 +255,10 @@ class Walkthrough:
         for m in MODULES:
             path = sh(f"modinfo -n {m}").strip()
             self.check(f"{m} from updates/dkms", path.startswith(f"{MODDIR}/updates/dkms/"), path)
-        sh("sysctl -w net.ipv4.tcp_congestion_control=jersey")
+        # every congestion control by name (jersey last: it stays the default)
+        ccs = [m.removeprefix("tcp_") for m in MODULES if m.startswith("tcp_")]
+        for cc in sorted(ccs, key=lambda c: c == "jersey"):
+            sh(f"sysctl -w net.ipv4.tcp_congestion_control={cc}")
         sh("ip link add jt0 type veth peer name jt1")
         tc = TOP / "build" / "tc"  # the guide uninstalled ours from PATH
         sh(f"{tc} qdisc add dev jt0 root vcrr rate 1mbit && {tc} qdisc replace dev jt0 root cw")
