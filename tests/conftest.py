@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -13,6 +14,11 @@ import pytest
 TOP = Path(__file__).resolve().parent.parent
 VM = TOP / "testbed" / "vm"
 KERNELS = ("6.1", "6.12")
+# Tests whose kernel-specific part other tests already cover on both kernels
+# (the install walkthrough's two in-guest builds, the harness's Python on
+# Mininet) run on the newer kernel only, to keep ``make check`` within CI's
+# 30 minutes under TCG; JERSEY_FULL_MATRIX=1 runs them on both.
+SLOW_KERNELS = KERNELS if os.environ.get("JERSEY_FULL_MATRIX") == "1" else ("6.12",)
 RESULTS = TOP / "results" / "tests"
 
 
