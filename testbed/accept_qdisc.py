@@ -9,7 +9,8 @@
   and ``vcrr gamma 0.95`` (50 packets, 20 ms interval, the link's rate).
   The gateway's queue is sampled every 0.1 s; queue mean and standard
   deviation are taken from ``--settle`` seconds on (after slow start), the
-  link utilisation is the bytes the gateway sent over the flow's time.
+  link utilisation is the bytes the gateway sent from then to the flow's
+  end over the link's capacity (``utilisation_all``: over every sample).
 * ``staggered`` (fig 8.21): S1, S2, S3 -100 Mb/s, 45 ms- gateway -5 Mb/s,
   1 ms- receiver, 1% loss, ``vcrr`` (gamma 0.95, 50 packets); jersey flows
   start at 0, 20 and 40 s and run to 60 s.  Tail (congestion) drops at the
@@ -49,6 +50,7 @@ STAGGER_S = (0, 20, 40)
 STAGGER_END_S = 60
 JAIN_WINDOW = (42, 60)
 DROPS_AFTER_S = 10
+FIG810_KEYS = ("goodput_bps", "qlen_mean", "qlen_std", "utilisation", "utilisation_all")
 
 
 def fig810_trials(runs: int, duration: float) -> list[Trial]:
@@ -102,11 +104,15 @@ def fig810_metrics(result: dict[str, Any], settle: float) -> dict[str, Any]:
     steady = [s for s in samples if s["t"] >= settle]
     qlen = [float(s.get("qlen", 0)) for s in steady]
     flow = result["flows"][0]
-    util = math.nan
+    end = float(flow.get("started_s", 0)) + float(flow.get("seconds", 0))
+
+    def utilisation(rows: list[dict[str, Any]]) -> float:
+        rows = [s for s in rows if "bytes" in s]
+        if len(rows) < 2 or rows[-1]["t"] <= rows[0]["t"]:
+            return math.nan
+        return (rows[-1]["bytes"] - rows[0]["bytes"]) * 8 / (rows[-1]["t"] - rows[0]["t"]) / 2e6
+
     sent = [s for s in samples if "bytes" in s]
-    if len(sent) >= 2 and sent[-1]["t"] > sent[0]["t"]:
-        rate = (sent[-1]["bytes"] - sent[0]["bytes"]) * 8 / (sent[-1]["t"] - sent[0]["t"])
-        util = rate / 2e6
     return {
         "gateway": result["params"]["gateway"],
         "run": result["params"]["run"],
@@ -115,7 +121,9 @@ def fig810_metrics(result: dict[str, Any], settle: float) -> dict[str, Any]:
         "qlen_mean": statistics.fmean(qlen) if qlen else math.nan,
         "qlen_std": statistics.pstdev(qlen) if len(qlen) > 1 else math.nan,
         "samples": len(qlen),
-        "utilisation": util,
+        # the flow's steady state (from settle to its end), and every sample
+        "utilisation": utilisation([s for s in steady if s["t"] <= end]),
+        "utilisation_all": utilisation(sent),
         "marked": sent[-1].get("marked") if sent else None,
         "drops": sent[-1].get("drops") if sent else None,
     }
@@ -161,7 +169,13 @@ def summarise(doc: dict[str, Any], settle: float = 5.0) -> dict[str, Any]:
             rows = [m for m in fig if m["gateway"] == name]
             gws[name] = {
                 key: _median([m[key] for m in rows])
-                for key in ("goodput_bps", "qlen_mean", "qlen_std", "utilisation")
+                for key in (
+                    "goodput_bps",
+                    "qlen_mean",
+                    "qlen_std",
+                    "utilisation",
+                    "utilisation_all",
+                )
             }
             gws[name]["runs"] = rows
         out["fig810"] = gws
@@ -228,7 +242,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--settle", type=float, default=5.0, help="queue statistics from this time on")
     ap.add_argument("--parts", default="fig810,staggered")
     ap.add_argument("--parallel", type=int, default=9)
+    ap.add_argument(
+        "--summarize", action="store_true", help="recompute --out's summary from its results"
+    )
     args = ap.parse_args(argv)
+    if args.summarize:
+        doc = json.loads(Path(args.out).read_text())
+        return report(doc, args.out, args.settle)
     parts = args.parts.split(",")
     params = modules.load("tcp_jersey", needs_ecn=0)
     t0 = time.time()
@@ -244,11 +264,15 @@ def main(argv: list[str] | None = None) -> int:
         "wall_s": time.time() - t0,
         "results": results,
     }
-    doc["summary"] = summarise(doc, args.settle)
+    return report(doc, args.out, args.settle)
+
+
+def report(doc: dict[str, Any], out: str, settle: float) -> int:
+    doc["summary"] = summarise(doc, settle)
     doc["criteria"] = [
         {"criterion": c, "holds": ok, "measured": m} for c, ok, m in criteria(doc["summary"])
     ]
-    Path(args.out).write_text(json.dumps(doc, indent=1, default=str))
+    Path(out).write_text(json.dumps(doc, indent=1, default=str))
     for c in doc["criteria"]:
         print(f"{'ok  ' if c['holds'] else 'FAIL'} {c['criterion']}: {c['measured']}")
     return 0

@@ -18,7 +18,7 @@ def fig_result(gateway: str, run: int, qlens: list[int], goodput: float, rate_bp
         sent += rate_bps * 0.1 / 8
     return {
         "params": {"part": "fig810", "gateway": gateway, "run": run},
-        "flows": [{"goodput_bps": goodput}],
+        "flows": [{"goodput_bps": goodput, "started_s": 0.3, "seconds": 30.0}],
         "samples": {"queues": {aq.QUEUE: samples}},
     }
 
@@ -76,6 +76,7 @@ def test_fig810_criteria_pass_and_fail() -> None:
     assert s["cwaq"]["qlen_mean"] == pytest.approx(25)
     assert s["cwaq"]["qlen_std"] == pytest.approx(15)
     assert s["vcrr95"]["utilisation"] == pytest.approx(0.92, rel=1e-3)
+    assert s["vcrr95"]["utilisation_all"] == pytest.approx(0.92, rel=1e-3)
     assert all(ok for _, ok, _ in aq.criteria({"fig810": s}))
     # a VCRR queue as long as CW's, and a link 99% used, fail
     results[1] = fig_result("vcrr1", 0, steady_aq, 1.80e6, 1.90e6)
