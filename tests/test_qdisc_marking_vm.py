@@ -3,7 +3,7 @@
 One VM boot per kernel runs testbed.qdisc_check (a jersey ECN flow and a
 non-ECT UDP flow through cw aq, cw pq and vcrr, with the per-packet
 tracepoints on) and testbed.modcycle for both qdiscs (busy module, 100
-load/unload cycles with traffic, kernel log, slab).
+load/unload cycles (30 in make check) with traffic, kernel log, slab).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import KERNELS, RESULTS, TOP, run_in_vm
+from tests.conftest import KERNELS, MOD_CYCLES, RESULTS, TOP, run_in_vm
 
 pytestmark = pytest.mark.vm
 PY = str(TOP / ".venv" / "bin" / "python")
@@ -31,7 +31,7 @@ def qdiscs(request: pytest.FixtureRequest) -> dict[str, Any]:
     cmds = [f"{PY} -m testbed.qdisc_check --out {files['check']} >/dev/null"]
     cmds += [
         f"{PY} -m testbed.modcycle --out {files[m]} --module {m} --qdisc '{q}'"
-        " --cycles 100 >/dev/null"
+        f" --cycles {MOD_CYCLES} >/dev/null"
         for m, q in CYCLES.items()
     ]
     rc, wall, log = run_in_vm(kernel, ["sh", "-c", " && ".join(cmds)], timeout=900)
@@ -71,12 +71,12 @@ def test_vcrr_marks_with_the_integrated_probability(qdiscs: dict[str, Any]) -> N
 
 
 @pytest.mark.parametrize("module", list(CYCLES))
-def test_load_unload_100_times_with_traffic(qdiscs: dict[str, Any], module: str) -> None:
+def test_load_unload_cycles_with_traffic(qdiscs: dict[str, Any], module: str) -> None:
     c = qdiscs[module]
     print(module, c["busy"], c["cycles"])
     assert c["busy"]["rmmod_rc"] != 0 and c["busy"]["still_loaded"]
-    assert c["cycles"]["count"] == 100
-    assert c["cycles"]["bytes_received"] == 100 * c["cycles"]["bytes_each"]
+    assert c["cycles"]["count"] == MOD_CYCLES
+    assert c["cycles"]["bytes_received"] == MOD_CYCLES * c["cycles"]["bytes_each"]
     assert c["dmesg_bad"] == []
     # 100 qdiscs of a few hundred bytes each; a leak of one per cycle would
     # show, noise from namespaces and sockets stays well below this
