@@ -3,10 +3,15 @@
 # --host): loads our freshly built modules and the kernel's own modules the
 # experiments use, makes every congestion control usable from network
 # namespaces, then runs the command and exits with its status.
-#   testbed/guest-init.sh [--bare] CMD [ARGS...]
-# --bare: do not load our modules (a fresh machine, to test `make install` and
-# autoloading); everything else is the same.
+#   testbed/guest-init.sh [--started FILE] [--bare] CMD [ARGS...]
+# --started FILE: create FILE first (testbed/vm tells a guest that never came
+# up from a command that failed); --bare: do not load our modules (a fresh
+# machine, to test `make install` and autoloading); everything else is the same.
 set -eu
+if [ "${1:-}" = --started ]; then
+	: >"$2"
+	shift 2
+fi
 bare=0
 if [ "${1:-}" = --bare ]; then
 	bare=1

@@ -118,9 +118,10 @@ def run_guarded(argv: list[str], timeout: float) -> int:
         kill_group(proc)
 
 
-def guest_argv(cmd: list[str], bare: bool) -> list[str]:
+def guest_argv(cmd: list[str], bare: bool, started: Path | None = None) -> list[str]:
     """The command line run on the target kernel: guest-init.sh, then CMD."""
-    return [str(GUEST_INIT), *(["--bare"] if bare else []), *cmd]
+    mark = ["--started", str(started)] if started else []
+    return [str(GUEST_INIT), *mark, *(["--bare"] if bare else []), *cmd]
 
 
 def vng_argv(
@@ -131,6 +132,7 @@ def vng_argv(
     memory: str,
     verbose: bool = False,
     bare: bool = False,
+    started: Path | None = None,
 ) -> list[str]:
     vng = shutil.which("vng", path=f"{TOP / '.venv' / 'bin'}:{os.environ.get('PATH', '')}")
     if vng is None:
@@ -144,11 +146,12 @@ def vng_argv(
         argv.append("--disable-kvm")
     if verbose:
         argv.append("--verbose")
-    argv += ["--exec", shlex.join(guest_argv(cmd, bare))]
+    argv += ["--exec", shlex.join(guest_argv(cmd, bare, started))]
     return argv
 
 
 LOCK = Path(os.environ.get("JERSEY_VM_LOCK", "/run/lock/jersey-vm.lock"))
+BOOT_ATTEMPTS = 3
 
 
 @contextlib.contextmanager
@@ -222,10 +225,23 @@ def run(args: argparse.Namespace, cmd: list[str]) -> int:
         build(abi)
     acc, why = accel()
     log(f"kernel {abi}, accel {acc} ({why}){', bare: our modules not loaded' if args.bare else ''}")
-    t0 = time.monotonic()
-    argv = vng_argv(abi, acc, cmd, args.cpus, args.memory, args.verbose, args.bare)
-    rc = run_guarded(argv, args.timeout)
-    log(f"exit {rc} after {time.monotonic() - t0:.1f} s wall (boot + command)")
+    # the guest creates this file before anything else: without it, the
+    # guest never reached our command (seen rarely on 6.12 under TCG: exit
+    # 255 a few seconds into the boot, nothing on the console), and the boot
+    # is retried; a command that ran is never run twice
+    started = TOP / "build" / f".vm-started-{os.getpid()}"
+    for attempt in range(1, BOOT_ATTEMPTS + 1):
+        started.unlink(missing_ok=True)
+        t0 = time.monotonic()
+        argv = vng_argv(abi, acc, cmd, args.cpus, args.memory, args.verbose, args.bare, started)
+        rc = run_guarded(argv, args.timeout)
+        wall = time.monotonic() - t0
+        came_up = started.exists()
+        started.unlink(missing_ok=True)
+        if rc == 0 or came_up or rc == 124 or attempt == BOOT_ATTEMPTS:
+            break
+        log(f"the guest did not come up (exit {rc} after {wall:.1f} s); booting again")
+    log(f"exit {rc} after {wall:.1f} s wall (boot + command)")
     return rc
 
 

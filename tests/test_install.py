@@ -345,3 +345,43 @@ def test_vm_bare_reaches_guest_init() -> None:
     assert vm.guest_argv(["true"], bare=False) == [str(vm.GUEST_INIT), "true"]
     argv = vm.vng_argv(ABIS["6.1"], "tcg", ["echo", "x"], 2, "2G", bare=True)
     assert argv[argv.index("--exec") + 1] == f"{vm.GUEST_INIT} --bare echo x"
+
+
+def _vm_args(**kw: object) -> object:
+    import argparse
+
+    base = {"host": False, "kernel": "6.12", "no_build": True, "cpus": 2, "memory": "2G"}
+    return argparse.Namespace(**{**base, "verbose": False, "bare": False, "timeout": 60, **kw})
+
+
+def test_vm_boots_again_only_when_the_guest_never_came_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[list[str]] = []
+
+    def fake(outcomes: list[tuple[int, bool]]):  # (exit status, guest started)
+        def run_guarded(argv: list[str], timeout: float) -> int:
+            rc, up = outcomes[len(calls)]
+            calls.append(argv)
+            if up:
+                cmd = argv[argv.index("--exec") + 1].split()
+                Path(cmd[cmd.index("--started") + 1]).touch()
+            return rc
+
+        return run_guarded
+
+    monkeypatch.setattr(vm, "accel", lambda: ("tcg", "test"))
+    # a boot that died before the guest ran anything is retried
+    monkeypatch.setattr(vm, "run_guarded", fake([(255, False), (0, True)]))
+    assert vm.run(_vm_args(), ["true"]) == 0 and len(calls) == 2
+    # a command that ran and failed is not run again
+    calls.clear()
+    monkeypatch.setattr(vm, "run_guarded", fake([(255, True), (0, True)]))
+    assert vm.run(_vm_args(), ["false"]) == 255 and len(calls) == 1
+    # nor is a timeout, and the retries are bounded
+    calls.clear()
+    monkeypatch.setattr(vm, "run_guarded", fake([(124, False)]))
+    assert vm.run(_vm_args(), ["sleep", "99"]) == 124 and len(calls) == 1
+    calls.clear()
+    monkeypatch.setattr(vm, "run_guarded", fake([(255, False)] * vm.BOOT_ATTEMPTS))
+    assert vm.run(_vm_args(), ["true"]) == 255 and len(calls) == vm.BOOT_ATTEMPTS
