@@ -88,23 +88,6 @@ def start_server(path: Path, node: str, port: int, *args: str) -> subprocess.Pop
     return proc
 
 
-def wait_listening(path: Path, node: str, port: int, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        out = subprocess.run(
-            ["ss", "-N", path.ns(node), "-Hltn", f"sport = :{port}"],
-            capture_output=True,
-            text=True,
-        ).stdout
-        if out.strip():
-            return
-        time.sleep(0.05)
-    raise RuntimeError(f"iperf3 server on {node}:{port} did not start")
-
-
-_wait_listening = wait_listening  # the old private name
-
-
 _INTERVAL = re.compile(
     r"^\[\s*\d+\]\s+([\d.]+)-\s*([\d.]+)\s+sec\s+[\d.]+\s+\w*Bytes\s+([\d.]+)\s+([KMG]?)bits/sec\s*$"
 )
@@ -232,14 +215,3 @@ class FlowRunner:
                 s.kill()
                 s.wait()
         return self.results
-
-
-def run_flows(path: Path, flows: list[Flow]) -> list[dict[str, Any]]:
-    """Run ``flows`` (each at its start time) and return one summary each.
-
-    Goodput is application bytes received over the receiver's measured time.
-    """
-    runner = FlowRunner(path, flows)
-    runner.start_servers()
-    runner.start_clients(time.monotonic())
-    return runner.join()

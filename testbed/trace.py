@@ -51,40 +51,6 @@ def host_of(endpoint: str) -> str:
     return endpoint.rsplit(":", 1)[0].strip("[]")
 
 
-class Tracer:
-    """Enable tracepoints (``system/event`` names) for the life of a ``with`` block."""
-
-    def __init__(self, events: list[str], buffer_kb: int = 16384, root: Path = TRACEFS):
-        self.root = root
-        self.events = [e for e in events if (root / "events" / e / "enable").exists()]
-        self.buffer_kb = buffer_kb
-
-    def _write(self, rel: str, value: str) -> None:
-        (self.root / rel).write_text(value)
-
-    def __enter__(self) -> Tracer:
-        if not (self.root / "trace").exists():
-            raise RuntimeError(f"tracefs not mounted at {self.root}")
-        self._write("tracing_on", "0")
-        # one clock for all CPUs: events of a qdisc (serialised by its lock)
-        # may be recorded on either CPU and must come out in their order
-        self._write("trace_clock", "global")
-        self._write("buffer_size_kb", str(self.buffer_kb))
-        self._write("trace", "")
-        for e in self.events:
-            self._write(f"events/{e}/enable", "1")
-        self._write("tracing_on", "1")
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._write("tracing_on", "0")
-        for e in self.events:
-            self._write(f"events/{e}/enable", "0")
-
-    def read(self) -> list[dict[str, Any]]:
-        return parse((self.root / "trace").read_text())
-
-
 def path_of(endpoint: str) -> int | None:
     """The path id of a testbed address: '10.12.1.2:5201' -> 12."""
     parts = host_of(endpoint).split(".")
