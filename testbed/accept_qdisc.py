@@ -36,7 +36,7 @@ from typing import Any
 
 from testbed import modules, scenarios, topology
 from testbed.flows import Flow
-from testbed.metrics import jain, window_goodput
+from testbed.metrics import arrivals, jain, window_goodput
 from testbed.trial import Trial, environment, run_trials
 
 SENDERS = scenarios.ECN_SENDER_SYSCTLS
@@ -136,8 +136,7 @@ def staggered_metrics(result: dict[str, Any]) -> dict[str, Any]:
     if len(after) >= 2:
         first, last = after[0], after[-1]
         drops = last["drops"] - first["drops"]
-        # packets received = sent + backlog growth + dropped
-        received = last["packets"] - first["packets"] + last["qlen"] - first["qlen"] + drops
+        received = arrivals(first, last)
     flows = result["flows"]
     lo, hi = JAIN_WINDOW
     rates = [window_goodput(f, lo, hi, f.get("started_s", f["start_s"])) for f in flows]

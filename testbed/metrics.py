@@ -188,22 +188,27 @@ def accuracy(decisions: list[dict[str, Any]], truth: dict[str, Any]) -> dict[str
     return out
 
 
-def mark_probability(samples: list[dict[str, Any]]) -> list[list[float]]:
-    """[[t, marks/arrivals]] per sampling interval, from cumulative qdisc counters.
+def arrivals(a: dict[str, Any], b: dict[str, Any]) -> int:
+    """Packets that reached a qdisc between its samples ``a`` and ``b``.
 
-    A qdisc counts marks at enqueue and ``packets`` at dequeue: arrivals in
-    an interval are the packets sent, plus the growth of the backlog, plus
-    the drops.
+    A qdisc counts ``packets`` at dequeue: arrivals are the packets sent,
+    plus the growth of the backlog, plus the drops.
     """
+    return (
+        b.get("packets", 0) - a.get("packets", 0)
+        + b.get("qlen", 0) - a.get("qlen", 0)
+        + b.get("drops", 0) - a.get("drops", 0)
+    )  # fmt: skip
+
+
+def mark_probability(samples: list[dict[str, Any]]) -> list[list[float]]:
+    """[[t, marks/arrivals]] per sampling interval, from cumulative qdisc
+    counters (marks are counted at enqueue, see :func:`arrivals`)."""
     out = []
     for a, b in itertools.pairwise(samples):
         if "marked" not in b:
             continue
-        arrived = (
-            b.get("packets", 0) - a.get("packets", 0)
-            + b.get("qlen", 0) - a.get("qlen", 0)
-            + b.get("drops", 0) - a.get("drops", 0)
-        )  # fmt: skip
+        arrived = arrivals(a, b)
         if arrived > 0:
             out.append([b["t"], (b.get("marked", 0) - a.get("marked", 0)) / arrived])
     return out
