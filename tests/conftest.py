@@ -53,3 +53,10 @@ def vm_json(kernel: str, module: str, name: str, *args: str) -> dict[str, Any]:
     doc["vm_wall_s"] = wall
     out.write_text(json.dumps(doc, indent=1))
     return doc
+
+
+def trial_flow(doc: dict[str, Any], trial: str) -> dict[str, Any]:
+    """The first flow of ``trial`` in a vm_json document; it must not have failed."""
+    f = doc["trials"][trial]["flows"][0]
+    assert "error" not in f, f
+    return f

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import KERNELS, vm_json
+from tests.conftest import KERNELS, trial_flow, vm_json
 
 pytestmark = pytest.mark.vm
 
@@ -24,12 +24,6 @@ def cc(request: pytest.FixtureRequest) -> dict[str, Any]:
     doc = vm_json(request.param, "testbed.cc_vm", "cc")
     print(f"kernel {doc['environment']['kernel']}: boot-to-result {doc['vm_wall_s']:.1f} s")
     return doc
-
-
-def flow(doc: dict[str, Any], trial: str) -> dict[str, Any]:
-    f = doc["trials"][trial]["flows"][0]
-    assert "error" not in f, f
-    return f
 
 
 def losses(doc: dict[str, Any], trial: str, event: str) -> list[dict[str, Any]]:
@@ -58,7 +52,7 @@ def test_selectable_by_sysctl_in_a_namespace(cc: dict[str, Any], name: str) -> N
     [("diffc_ecn", "diffc"), ("newrenolp", "newrenolp"), ("balde", "balde")],
 )
 def test_selectable_by_iperf3_and_moves_data(cc: dict[str, Any], trial: str, name: str) -> None:
-    f = flow(cc, trial)
+    f = trial_flow(cc, trial)
     assert f["cc_used"] == name
     assert f["goodput_bps"] > 0.5e6, f
 
@@ -89,7 +83,7 @@ def test_diffc_holds_on_loss_without_ece_and_halves_on_ece(cc: dict[str, Any]) -
 
 def test_diffc_without_ecn_behaves_like_reno(cc: dict[str, Any]) -> None:
     ev = losses(cc, "diffc_noecn", "diffc_loss")
-    assert flow(cc, "diffc_noecn")["cc_used"] == "diffc"
+    assert trial_flow(cc, "diffc_noecn")["cc_used"] == "diffc"
     assert len(ev) >= 3
     assert all(e["ecn"] == 0 and e["action"] in ("halve", "reset") for e in ev), ev[:5]
     assert all(before_after(e)[1] <= before_after(e)[0] for e in ev)
@@ -112,7 +106,7 @@ def test_newrenolp_classifies_random_loss_mostly_as_wireless(cc: dict[str, Any])
 
 
 def test_balde_beats_reno_at_1_percent(cc: dict[str, Any]) -> None:
-    b, r = flow(cc, "balde"), flow(cc, "reno_balde_path")
+    b, r = trial_flow(cc, "balde"), trial_flow(cc, "reno_balde_path")
     print(f"balde {b['goodput_bps'] / 1e6:.2f} Mb/s, reno {r['goodput_bps'] / 1e6:.2f} Mb/s")
     assert b["goodput_bps"] > 1.2 * r["goodput_bps"]
     ev = losses(cc, "balde", "balde_loss")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import KERNELS, vm_json
+from tests.conftest import KERNELS, trial_flow, vm_json
 
 pytestmark = pytest.mark.vm
 
@@ -20,12 +20,6 @@ def e2e(request: pytest.FixtureRequest) -> dict[str, Any]:
     doc = vm_json(request.param, "testbed.e2e", "e2e")
     print(f"kernel {doc['environment']['kernel']}: boot-to-result {doc['vm_wall_s']:.1f} s")
     return doc
-
-
-def flow(doc: dict[str, Any], trial: str) -> dict[str, Any]:
-    f = doc["trials"][trial]["flows"][0]
-    assert "error" not in f, f
-    return f
 
 
 def wireless(doc: dict[str, Any], trial: str) -> dict[str, Any]:
@@ -38,7 +32,7 @@ def test_kernel_is_the_requested_one(e2e: dict[str, Any]) -> None:
 
 
 def test_reno_lossless_goodput(e2e: dict[str, Any]) -> None:
-    f = flow(e2e, "reno_0")
+    f = trial_flow(e2e, "reno_0")
     assert f["cc_used"] == "reno"
     assert f["goodput_bps"] >= 1.7e6, f
     assert wireless(e2e, "reno_0")["air_drops"] == 0
@@ -47,7 +41,7 @@ def test_reno_lossless_goodput(e2e: dict[str, Any]) -> None:
 def test_random_loss_ratio_and_both_ccs_run(e2e: dict[str, Any]) -> None:
     lost = passed = 0
     for trial, cc in (("reno_1", "reno"), ("westwood_1", "westwood")):
-        f = flow(e2e, trial)
+        f = trial_flow(e2e, trial)
         assert f["cc_used"] == cc
         assert f["goodput_bps"] > 0.5e6, f
         w = wireless(e2e, trial)
@@ -71,4 +65,4 @@ def test_red_ecn_marks_and_sender_sees_ece(e2e: dict[str, Any]) -> None:
     assert w["queue_marked"] > 0, w["queue_stats"]
     delivered_ce = e2e["trials"]["red_ecn"]["nstat"]["src"].get("TcpExtTCPDeliveredCE", 0)
     assert delivered_ce > 0
-    assert flow(e2e, "red_ecn")["goodput_bps"] >= 1.5e6
+    assert trial_flow(e2e, "red_ecn")["goodput_bps"] >= 1.5e6
