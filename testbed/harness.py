@@ -35,11 +35,13 @@ import time
 import traceback
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from testbed import metrics, modules, scenario
-from testbed.netpath import TC
+from testbed.fading import Fading, combine
+from testbed.netpath import TC, Link, Loss
 from testbed.trace import TraceStream
 from testbed.traffic import sources
 from testbed.trial import Trial, environment, run_trial
@@ -277,6 +279,37 @@ def capture_buffer_kb(parallel: int, flows: int) -> int:
     return max(512, min(8192, CAPTURE_BUDGET_KB // max(1, parallel * flows * 4)))
 
 
+def fading_of(spec: dict[str, Any], links: list[Link], seed: int) -> tuple[list[Link], Fading]:
+    """``[monitor] fading``: the papers' Gilbert-Elliott channel in time on one link.
+
+    ``{link = "gw->rcv", good_s = 1, bad_s = 0.05, bad_loss = 1, good_loss = 0}``
+    (:class:`testbed.fading.Fading`: netem's loss switched on a timer, the
+    same schedule for every point of a run).  The link gets ``loss random 0``
+    under the monitor so that the ground truth counts its air as a dropper.
+    """
+    spec = dict(spec)
+    where = str(spec.pop("link", ""))
+    a, _, b = where.partition("->")
+    allowed = {"good_s", "bad_s", "bad_loss", "good_loss"}
+    if not set(spec) <= allowed:
+        raise ValueError(f"monitor.fading: unknown keys {sorted(set(spec) - allowed)}")
+    for i, link in enumerate(links):
+        if (link.a, link.b) in ((a, b), (b, a)):
+            reverse = (link.a, link.b) == (b, a)
+            if (link.loss_rev if reverse else link.loss) is not None:
+                raise ValueError(f"monitor.fading: {where} has its own loss model")
+            zero = Loss.random(0)
+            links = list(links)
+            links[i] = replace(link, loss_rev=zero) if reverse else replace(link, loss=zero)
+            fade = Fading(i, **{k: float(v) for k, v in spec.items()}, seed=seed, reverse=reverse)
+            return links, fade
+    raise ValueError(f"monitor.fading: no link {where!r} (write it as 'a->b')")
+
+
+def no_monitor(path: Any, trial: Trial) -> contextlib.AbstractContextManager[dict]:
+    return contextlib.nullcontext({})
+
+
 def trial_of(point: scenario.Point, backend: str, parallel: int = 1) -> Trial:
     spec = point.spec
     links = point.links()
@@ -289,10 +322,13 @@ def trial_of(point: scenario.Point, backend: str, parallel: int = 1) -> Trial:
         if f.cc in LISTENER_NEEDS_ECN:
             # the receiver accepts an ECT SYN only if its listener's CC needs ECN
             table = scenario.deep_merge(table, {f.dst: {"net.ipv4.tcp_congestion_control": f.cc}})
-    capture = None
+    capture: Any = None
     if mon.get("groundtruth") and flows:
         kb = capture_buffer_kb(parallel, len(flows))
         capture = Captures(list(range(len(flows))), buffer_kb=kb)
+    if "fading" in mon:
+        links, fade = fading_of(mon["fading"], links, point.traffic_seed)
+        capture = combine(capture or no_monitor, fading=fade)
     return Trial(
         name=f"{point.scenario}/{point.id}",
         links=links,
@@ -301,7 +337,7 @@ def trial_of(point: scenario.Point, backend: str, parallel: int = 1) -> Trial:
         params={"values": point.values, "run": point.run},
         trace_events=[],  # set by the runner
         traffic=sources(spec.get("traffic", []), float(spec["duration_s"]), point.traffic_seed),
-        samplers={k: v for k, v in mon.items() if k not in ("trace", "groundtruth")},
+        samplers={k: v for k, v in mon.items() if k not in ("trace", "groundtruth", "fading")},
         backend=backend,
         monitor=capture,
         duration_s=float(spec["duration_s"]),
@@ -465,7 +501,7 @@ class Runner:
             trial.start_barrier = barrier
             doc["seeds"]["sources"] = [s.seed for s in trial.traffic if s.seed is not None]
             result = run_trial(trial, tracer if events else None)
-            if trial.monitor is not None:
+            if p.spec.get("monitor", {}).get("groundtruth") and trial.flows:
                 from testbed.groundtruth import classify
 
                 for ev in result.get("trace", []):

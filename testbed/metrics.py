@@ -289,6 +289,9 @@ def point_metrics(result: dict[str, Any]) -> dict[str, Any]:
     ground = result.get("links", [])
     if bott:
         rate, per = link_config(result, bott)
+        fade = (result.get("monitor") or {}).get("fading")
+        if fade:  # a time-based channel on a link of loss 0: its mean loss
+            per = float(fade["mean_loss"])
         out["capacity_bps"] = rate
         out["loss_mean"] = per
         out["ceiling_bps"] = ceiling(rate, per)

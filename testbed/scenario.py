@@ -129,6 +129,7 @@ MONITOR_KEYS = {
     "ss": bool,
     "trace": list,
     "groundtruth": bool,
+    "fading": dict,
 }
 METRICS_KEYS = {"bottleneck": str, "window_s": list, "main": list}
 REPORT_KEYS = {"figures": list, "tables": list, "notes": str}

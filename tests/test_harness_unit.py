@@ -521,3 +521,51 @@ def test_ping_and_ss_parsers() -> None:
     )
     rec = parse_ss(ss)["10.1.1.2:5201"]
     assert rec["cwnd"] == 12 and rec["srtt_ms"] == 92.5 and rec["bw_bps"] == 1.5e6
+
+
+# -- time-based fading channel ------------------------------------------------------
+
+
+def test_fading_monitor_takes_over_the_named_link() -> None:
+    links = topology.links("wired_wireless", wired_mbit=100, wireless_mbit=10)
+    out, fade = harness.fading_of(
+        {"link": "gw->rcv", "good_s": 1, "bad_s": 0.05, "bad_loss": 0.5}, links, seed=7
+    )
+    i = next(i for i, lk in enumerate(out) if (lk.a, lk.b) == ("gw", "rcv"))
+    assert fade.link_index == i and not fade.reverse
+    assert out[i].loss is not None and out[i].loss_rev is None  # random 0: a dropper
+    assert links[i].loss is None  # the topology's own list is left alone
+    assert fade.to_json()["mean_loss"] == pytest.approx(0.5 * 0.05 / 1.05)
+    _, rev = harness.fading_of({"link": "rcv->gw", "bad_loss": 1}, links, seed=7)
+    assert rev.reverse and rev.link_index == i
+
+
+@pytest.mark.parametrize(
+    ("spec", "msg"),
+    [
+        ({"link": "gw->nowhere"}, "no link"),
+        ({"link": "gw->rcv", "bad": 1}, "unknown keys"),
+        ({"link": "gw->rcv"}, "own loss model"),
+    ],
+)
+def test_fading_monitor_rejects_bad_specs(spec: dict[str, Any], msg: str) -> None:
+    loss = 0.01 if msg == "own loss model" else 0
+    links = topology.links("wired_wireless", loss=loss)
+    with pytest.raises(ValueError, match=msg):
+        harness.fading_of(spec, links, seed=1)
+
+
+def test_newrenolp_ge_runs_on_a_timed_channel() -> None:
+    pts = scenario.load("newrenolp_ge").points()
+    p = next(p for p in pts if p.values["bad_per"] == 1.0)
+    trial = harness.trial_of(p, "netns")
+    assert "fading" not in trial.samplers and trial.monitor is not None
+    same_run = [q for q in pts if q.run == p.run]
+    assert len({q.traffic_seed for q in same_run}) == 1  # one schedule for every scheme
+
+
+def test_ceiling_of_a_faded_link_uses_the_channel_mean() -> None:
+    doc = fake_point("newrenolp", 0, 0, 5e6)
+    doc["monitor"] = {"fading": {"mean_loss": 0.05 / 1.05}}
+    m = metrics.point_metrics(doc)
+    assert m["ceiling_bps"] == pytest.approx(2e6 * (1 - 0.05 / 1.05))
