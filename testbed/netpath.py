@@ -473,6 +473,11 @@ class Path:
     def addr(self, link: Link, node: str) -> str:
         return node_addr(self.id, link, node)
 
+    def mac(self, link: Link, node: str) -> str:
+        """A fixed, locally administered MAC of ``node``'s device on ``link``."""
+        end = 0 if node == link.a else 1
+        return f"02:6a:{self.id >> 8 & 255:02x}:{self.id & 255:02x}:{link.index:02x}:{end:02x}"
+
     def ip_of(self, node: str) -> str:
         """An address of ``node`` (its first link's)."""
         for link in self.links:
@@ -526,10 +531,21 @@ class Path:
         shell: dict[str, list[str]],
     ) -> None:
         air, dev = self.air(link), self.dev(link)
-        for end, peer in ((link.a, "pa"), (link.b, "pb")):
+        ends = ((link.a, "pa", link.b), (link.b, "pb", link.a))
+        for end, peer, other in ends:
             ns = self.ns(end)
-            ip[None].append(f"link add {dev} netns {ns} type veth peer name {peer} netns {air}")
-            ip[ns] += [f"addr add {self.addr(link, end)}/24 dev {dev}", f"link set {dev} up"]
+            ip[None].append(
+                f"link add {dev} netns {ns} address {self.mac(link, end)}"
+                f" type veth peer name {peer} netns {air}"
+            )
+            ip[ns] += [
+                f"addr add {self.addr(link, end)}/24 dev {dev}",
+                f"link set {dev} up",
+                # no ARP across the emulated medium: its loss would fail
+                # connections (EHOSTUNREACH) that the papers' links never see
+                f"neigh replace {self.addr(link, other)} lladdr {self.mac(link, other)}"
+                f" dev {dev} nud permanent",
+            ]
             shell[ns].append(offload_cmd(dev))
             shell[air].append(offload_cmd(peer))
         ip[air] += AIR_BRIDGE_CMDS
