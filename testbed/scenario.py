@@ -80,6 +80,7 @@ FLOW_KEYS = {
     "count": int,
     "label": str,
     "mss": int,
+    "timeout_s": (int, float),
 }
 TRAFFIC_KEYS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "udp_cbr": {
@@ -319,6 +320,7 @@ class Point:
                         label=label,
                         group=base,
                         mss=f.get("mss"),
+                        timeout_s=float(f["timeout_s"]) if "timeout_s" in f else None,
                         index=i,
                     )
                 )

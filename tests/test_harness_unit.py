@@ -569,3 +569,10 @@ def test_ceiling_of_a_faded_link_uses_the_channel_mean() -> None:
     doc["monitor"] = {"fading": {"mean_loss": 0.05 / 1.05}}
     m = metrics.point_metrics(doc)
     assert m["ceiling_bps"] == pytest.approx(2e6 * (1 - 0.05 / 1.05))
+
+
+def test_flow_timeout_from_the_scenario() -> None:
+    p = scenario.load("satellite").points()[0]
+    assert all(f.timeout_s == 330 for f in p.flows())
+    q = scenario.load("fig5_11").points()[0]
+    assert all(f.timeout_s is None for f in q.flows())  # iperf3's default: duration + 60 s
