@@ -141,12 +141,17 @@ def module_param_names(module: str) -> set[str]:
     return _param_names[module]
 
 
+# a connection of the previous points may still be closing over a lossy link
+# (a FIN in RTO backoff at BER 1e-4 holds its module for minutes)
+UNLOAD_WAIT_S = 600.0
+
+
 def apply_modules(params: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
     """(Re)load our modules with ``params``; returns what the kernel reports."""
     out = {}
     for mod, values in sorted(params.items()):
         if mod in modules.ours():
-            out[mod] = modules.load(mod, **values)
+            out[mod] = modules.load(mod, unload_wait_s=UNLOAD_WAIT_S, **values)
         else:  # a kernel module: runtime-writable parameters only
             subprocess.run(["modprobe", "-q", mod], capture_output=True)
             for k, v in values.items():

@@ -54,27 +54,30 @@ def params(module: str) -> dict[str, str]:
 
 def unload(module: str, wait_s: float = 10.0) -> None:
     """rmmod, retrying while sockets that used it wind down."""
-    deadline = time.monotonic() + wait_s
+    start = time.monotonic()
     while loaded(module):
         proc = subprocess.run(["rmmod", module], capture_output=True, text=True)
         if proc.returncode == 0:
             return
-        if time.monotonic() > deadline:
+        waited = time.monotonic() - start
+        if waited > wait_s:
             raise RuntimeError(f"rmmod {module}: {proc.stderr.strip()}")
-        time.sleep(0.05)
+        time.sleep(0.05 if waited < 5 else 1.0)
 
 
-def load(module: str, **values: object) -> dict[str, str]:
+def load(module: str, unload_wait_s: float = 10.0, **values: object) -> dict[str, str]:
     """(Re)load our ``module`` with the given parameters; returns them as the kernel reports.
 
-    A module that is already loaded with exactly these values is left alone.
+    A module that is already loaded with exactly these values is left alone;
+    otherwise it is unloaded first, waiting up to ``unload_wait_s`` for the
+    sockets that still use it to close.
     """
     want = {k: str(v) for k, v in values.items()}
     if loaded(module):
         have = params(module)
         if all(_same(have.get(k), v) for k, v in want.items()):
             return have
-        unload(module)
+        unload(module, unload_wait_s)
     argv = ["insmod", str(ko_path(module))] + [f"{k}={v}" for k, v in want.items()]
     proc = subprocess.run(argv, capture_output=True, text=True)
     if proc.returncode != 0:
