@@ -65,6 +65,7 @@ class Fading:
         return {
             "model": "time-based Gilbert-Elliott",
             "link_index": self.link_index,
+            "reverse": self.reverse,
             "good_s": self.good_s,
             "bad_s": self.bad_s,
             "bad_loss": self.bad_loss,

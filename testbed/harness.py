@@ -41,7 +41,7 @@ from typing import Any
 
 from testbed import metrics, modules, scenario
 from testbed.fading import Fading, combine
-from testbed.netpath import TC, Link, Loss
+from testbed.netpath import TC, Link, Loss, direction
 from testbed.trace import TraceStream
 from testbed.traffic import sources
 from testbed.trial import Trial, environment, run_trial
@@ -294,21 +294,21 @@ def fading_of(spec: dict[str, Any], links: list[Link], seed: int) -> tuple[list[
     """
     spec = dict(spec)
     where = str(spec.pop("link", ""))
-    a, _, b = where.partition("->")
     allowed = {"good_s", "bad_s", "bad_loss", "good_loss"}
     if not set(spec) <= allowed:
         raise ValueError(f"monitor.fading: unknown keys {sorted(set(spec) - allowed)}")
-    for i, link in enumerate(links):
-        if (link.a, link.b) in ((a, b), (b, a)):
-            reverse = (link.a, link.b) == (b, a)
-            if (link.loss_rev if reverse else link.loss) is not None:
-                raise ValueError(f"monitor.fading: {where} has its own loss model")
-            zero = Loss.random(0)
-            links = list(links)
-            links[i] = replace(link, loss_rev=zero) if reverse else replace(link, loss=zero)
-            fade = Fading(i, **{k: float(v) for k, v in spec.items()}, seed=seed, reverse=reverse)
-            return links, fade
-    raise ValueError(f"monitor.fading: no link {where!r} (write it as 'a->b')")
+    try:
+        i, reverse = direction(links, where)
+    except KeyError:
+        raise ValueError(f"monitor.fading: no link {where!r} (write it as 'a->b')") from None
+    link = links[i]
+    if (link.loss_rev if reverse else link.loss) is not None:
+        raise ValueError(f"monitor.fading: {where} has its own loss model")
+    zero = Loss.random(0)
+    links = list(links)
+    links[i] = replace(link, loss_rev=zero) if reverse else replace(link, loss=zero)
+    fade = Fading(i, **{k: float(v) for k, v in spec.items()}, seed=seed, reverse=reverse)
+    return links, fade
 
 
 def no_monitor(path: Any, trial: Trial) -> contextlib.AbstractContextManager[dict]:
@@ -506,7 +506,7 @@ class Runner:
             trial.start_barrier = barrier
             doc["seeds"]["sources"] = [s.seed for s in trial.traffic if s.seed is not None]
             result = run_trial(trial, tracer if events else None)
-            if p.spec.get("monitor", {}).get("groundtruth") and trial.flows:
+            if "transmissions" in (result.get("monitor") or {}):  # packet captures ran
                 from testbed.groundtruth import classify
 
                 for ev in result.get("trace", []):

@@ -251,13 +251,20 @@ def window_goodput(flow: dict[str, Any], lo: float, hi: float, start: float) -> 
 
 
 def link_config(result: dict[str, Any], direction: str) -> tuple[float, float]:
-    """(rate bit/s, mean loss) of a link direction ``"a->b"``."""
-    for lk in result.get("links_config", []):
-        fwd, rev = f"{lk['a']}->{lk['b']}", f"{lk['b']}->{lk['a']}"
-        if direction == fwd:
-            return lk["rate_mbit"] * 1e6, (lk["loss"] or {}).get("mean", 0.0)
-        if direction == rev:
-            return lk["rate_rev_mbit"] * 1e6, (lk["loss_rev"] or {}).get("mean", 0.0)
+    """(rate bit/s, mean loss) of a link direction ``"a->b"``.
+
+    A direction under a ``fading`` monitor (netem at loss 0, switched on a
+    timer) has the channel's mean loss.
+    """
+    fade = (result.get("monitor") or {}).get("fading") or {}
+    for i, lk in enumerate(result.get("links_config", [])):
+        for reverse, name in enumerate((f"{lk['a']}->{lk['b']}", f"{lk['b']}->{lk['a']}")):
+            if direction != name:
+                continue
+            rate = lk["rate_rev_mbit" if reverse else "rate_mbit"] * 1e6
+            if fade.get("link_index") == i and bool(fade.get("reverse")) == bool(reverse):
+                return rate, float(fade["mean_loss"])
+            return rate, (lk["loss_rev" if reverse else "loss"] or {}).get("mean", 0.0)
     raise KeyError(direction)
 
 
@@ -289,9 +296,6 @@ def point_metrics(result: dict[str, Any]) -> dict[str, Any]:
     ground = result.get("links", [])
     if bott:
         rate, per = link_config(result, bott)
-        fade = (result.get("monitor") or {}).get("fading")
-        if fade:  # a time-based channel on a link of loss 0: its mean loss
-            per = float(fade["mean_loss"])
         out["capacity_bps"] = rate
         out["loss_mean"] = per
         out["ceiling_bps"] = ceiling(rate, per)

@@ -150,6 +150,17 @@ def link_tc_cmds(link: Link) -> dict[str, list[str]]:
     }
 
 
+def direction(links: list[Link], name: str) -> tuple[int, bool]:
+    """(index in ``links``, reverse?) of a link direction ``"a->b"``."""
+    a, _, b = name.partition("->")
+    for i, link in enumerate(links):
+        if (link.a, link.b) == (a, b):
+            return i, False
+        if (link.a, link.b) == (b, a):
+            return i, True
+    raise KeyError(f"no link direction {name}")
+
+
 def node_addr(path_id: int, link: Link, node: str) -> str:
     """The address of ``node`` on ``link``: 10.<path id>.<link index>.<1 for a, 2 for b>."""
     host = 1 if node == link.a else 2

@@ -24,7 +24,7 @@ from typing import Any
 from testbed import modules
 from testbed.flows import Flow, FlowRunner
 from testbed.monitor import Pinger, QdiscSampler, SsSampler
-from testbed.netpath import Link, Path
+from testbed.netpath import Link, Path, direction
 from testbed.trace import TraceStream
 from testbed.traffic import Source, TrafficRunner
 
@@ -101,13 +101,8 @@ def link_ground_truth(path: Path, trial: Trial) -> list[dict[str, Any]]:
 
 def _direction(path: Path, name: str) -> tuple[Link, bool]:
     """The link and reverse flag of a direction ``"a->b"``."""
-    a, b = name.split("->")
-    for link in path.links:
-        if (link.a, link.b) == (a, b):
-            return link, False
-        if (link.a, link.b) == (b, a):
-            return link, True
-    raise KeyError(f"no link direction {name}")
+    i, reverse = direction(path.links, name)
+    return path.links[i], reverse
 
 
 def _samplers(path: Path, trial: Trial, runner: FlowRunner) -> list[Any]:

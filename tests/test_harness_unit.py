@@ -566,9 +566,12 @@ def test_newrenolp_ge_runs_on_a_timed_channel() -> None:
 
 def test_ceiling_of_a_faded_link_uses_the_channel_mean() -> None:
     doc = fake_point("newrenolp", 0, 0, 5e6)
-    doc["monitor"] = {"fading": {"mean_loss": 0.05 / 1.05}}
+    i = next(i for i, lk in enumerate(doc["links_config"]) if (lk["a"], lk["b"]) == ("gw", "rcv"))
+    doc["monitor"] = {"fading": {"link_index": i, "reverse": False, "mean_loss": 0.05 / 1.05}}
     m = metrics.point_metrics(doc)
     assert m["ceiling_bps"] == pytest.approx(2e6 * (1 - 0.05 / 1.05))
+    doc["monitor"]["fading"]["reverse"] = True  # the other direction faded: not the ceiling's
+    assert metrics.point_metrics(doc)["ceiling_bps"] == pytest.approx(2e6)
 
 
 def test_flow_timeout_from_the_scenario() -> None:
