@@ -28,8 +28,10 @@ import os
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -99,9 +101,39 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
         return
 
 
+def regular_file(fd: int) -> bool:
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+
+
+def pump(src: int, dst: int) -> None:
+    """Copy a child's pipe to our file descriptor until the pipe closes."""
+    while chunk := os.read(src, 65536):
+        os.write(dst, chunk)
+    os.close(src)
+
+
 def run_guarded(argv: list[str], timeout: float) -> int:
     env = dict(os.environ, PATH=f"{TOP / '.venv' / 'bin'}:{os.environ.get('PATH', '')}")
-    proc = subprocess.Popen(argv, start_new_session=True, env=env)
+    # QEMU opens the guest's stdout and stderr as /proc/self/fd/{1,2} with
+    # O_TRUNC: redirected to a file (`testbed/vm ... >> log`), that file
+    # would be emptied at every boot.  Such outputs get a pipe instead.
+    piped = [fd for fd in (1, 2) if regular_file(fd)]
+    ends = {fd: os.pipe() for fd in piped}
+    proc = subprocess.Popen(
+        argv,
+        start_new_session=True,
+        env=env,
+        stdout=ends[1][1] if 1 in ends else None,
+        stderr=ends[2][1] if 2 in ends else None,
+    )
+    pumps = []
+    for fd, (r, w) in ends.items():
+        os.close(w)
+        pumps.append(threading.Thread(target=pump, args=(r, fd), daemon=True))
+        pumps[-1].start()
 
     def on_signal(signum: int, _frame: object) -> None:
         kill_group(proc)
@@ -116,6 +148,8 @@ def run_guarded(argv: list[str], timeout: float) -> int:
         return 124
     finally:
         kill_group(proc)
+        for t in pumps:
+            t.join(timeout=5.0)
 
 
 def guest_argv(cmd: list[str], bare: bool, started: Path | None = None) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 
 import pytest
@@ -73,3 +74,21 @@ def test_timeout_tears_the_vm_down() -> None:
     assert time.monotonic() - t0 < 90
     time.sleep(1)
     assert qemu_pids(mark) == set()
+
+
+def test_output_redirected_to_a_file_survives_a_child_that_truncates_it(tmp_path) -> None:
+    # QEMU opens /proc/self/fd/1 with O_TRUNC; `testbed/vm ... >> log` must keep the log
+    log = tmp_path / "log"
+    log.write_text("earlier\n")
+    child = "echo from-guest > /proc/self/fd/1; echo err > /proc/self/fd/2"
+    code = (
+        "import sys; from testbed import vm; "
+        f"sys.exit(vm.run_guarded(['sh', '-c', {child!r}], 30))"
+    )
+    with log.open("a") as out:
+        rc = subprocess.run(
+            [sys.executable, "-c", code], cwd=TOP, stdout=out, stderr=out, timeout=60
+        ).returncode
+    lines = log.read_text().splitlines()
+    assert rc == 0
+    assert lines[0] == "earlier" and sorted(lines[1:]) == ["err", "from-guest"]
