@@ -403,10 +403,17 @@ def summarize_kernel(doc: dict[str, Any]) -> dict[str, Any]:
     variants += [(k, GE_BAD, "ge") for k in parts if k.split(".")[0] == "nrlp_ge"]
     variants += [(k, GE_BAD, "gt") for k in parts if k.split(".")[0] == "nrlp_getime"]
     for part, points, label in sorted(variants):
+        base = part.split(".")[0]
         rows = []
         for x in points:
             lp = by_prefix(parts[part], f"{label}{x:g}-newrenolp")
-            rn = by_prefix(parts[part], f"{label}{x:g}-reno")
+            if not lp:  # a variant (<part>.rtt_min) measured at some points only
+                continue
+            # reno does not depend on newrenolp's parameters: a variant's
+            # reno trials are its base part's
+            rn = by_prefix(parts[part], f"{label}{x:g}-reno") or by_prefix(
+                parts.get(base, {"trials": []}), f"{label}{x:g}-reno"
+            )
             accs = [t["groundtruth"]["accuracy"] for t in lp if t["groundtruth"]["accuracy"]]
             g_lp = med([goodput(t) for t in lp])
             g_rn = med([goodput(t) for t in rn])

@@ -67,3 +67,19 @@ def test_summary_medians_and_checks() -> None:
     assert not checks["balde PER 0.01: balde/reno"]["pass"]  # 1.2
     md = acc.markdown([s])
     assert "**FAIL**" in md and "| nrlp_fair: Jain of 5 newrenolp |" in md
+
+
+def test_variant_part_uses_base_reno_and_skips_unmeasured_points() -> None:
+    gt = {"accuracy": 0.75, "judged": 10, "truth_counts": {}, "confusion": {}}
+    base = [trial(f"u{per:g}-reno-{r}", [1e6]) for per in acc.NRLP_PERS for r in range(3)]
+    variant = [trial(f"u0.01-newrenolp-{r}", [3e6], gt) for r in range(3)]
+    doc = {
+        "environment": {"kernel": "6.1.0-56-amd64"},
+        "parts": {"nrlp_uniform": {"trials": base}, "nrlp_uniform.rtt_min": {"trials": variant}},
+    }
+    s = acc.summarize_kernel(doc)
+    checks = {c["name"]: c for c in s["checks"]}
+    ratio = checks["nrlp_uniform.rtt_min PER 0.01: newrenolp/reno"]
+    assert ratio["pass"] and ratio["value"] == pytest.approx(3.0)
+    assert [r["point"] for r in s["nrlp"]["nrlp_uniform.rtt_min"]] == [0.01]
+    assert not any(n.startswith("nrlp_uniform.rtt_min PER 0.05") for n in checks)
