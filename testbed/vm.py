@@ -243,6 +243,31 @@ def main(argv: list[str] | None = None) -> int:
         return run(args, cmd)
 
 
+# virtme-ng's status when QEMU ended without the guest reporting one (the
+# guest kernel panicked or reset, e.g. after the OOM killer took its init)
+GUEST_DIED = 255
+KMSG_TAIL = 40
+
+
+def kernel_log(kmsg: Path, abi: str, rc: int) -> None:
+    """Keep the guest's kernel warnings as build/vm-<abi>-kernel.log; if the
+    guest died, show their tail."""
+    if not kmsg.exists():
+        return
+    kept = TOP / "build" / f"vm-{abi}-kernel.log"
+    kmsg.replace(kept)
+    if rc != GUEST_DIED:
+        return
+    lines = kept.read_text(errors="replace").splitlines()
+    log(f"exit {rc}: QEMU ended without the guest's exit status (panic or reset?)")
+    if lines:
+        log(f"the guest kernel's last warnings and errors ({kept}):")
+        for line in lines[-KMSG_TAIL:]:
+            print(f"  {line}", file=sys.stderr)
+    else:
+        log(f"no kernel warning or error before it ({kept} is empty)")
+
+
 def run(args: argparse.Namespace, cmd: list[str]) -> int:
     if args.host:
         if not Path("/proc/modules").exists():
@@ -272,6 +297,7 @@ def run(args: argparse.Namespace, cmd: list[str]) -> int:
         wall = time.monotonic() - t0
         came_up = started.exists()
         started.unlink(missing_ok=True)
+        kernel_log(Path(f"{started}.kmsg"), abi, rc)
         if rc == 0 or came_up or rc == 124 or attempt == BOOT_ATTEMPTS:
             break
         log(f"the guest did not come up (exit {rc} after {wall:.1f} s); booting again")

@@ -92,3 +92,19 @@ def test_output_redirected_to_a_file_survives_a_child_that_truncates_it(tmp_path
     lines = log.read_text().splitlines()
     assert rc == 0
     assert lines[0] == "earlier" and sorted(lines[1:]) == ["err", "from-guest"]
+
+
+def test_a_dead_guest_shows_its_last_kernel_errors(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(vm, "TOP", tmp_path)
+    (tmp_path / "build").mkdir()
+    kmsg = tmp_path / "build" / ".vm-started-1.kmsg"
+    lines = [f"line {i}" for i in range(100)] + ["Out of memory: Killed process 1 (init)"]
+    kmsg.write_text("\n".join(lines) + "\n")
+    vm.kernel_log(kmsg, "6.12-test", vm.GUEST_DIED)
+    err = capsys.readouterr().err
+    assert "Out of memory: Killed process 1" in err and "line 59" not in err
+    kept = tmp_path / "build" / "vm-6.12-test-kernel.log"
+    assert not kmsg.exists() and kept.read_text().endswith("(init)\n")
+    kmsg.write_text("a warning\n")
+    vm.kernel_log(kmsg, "6.12-test", 0)  # a command's own status: kept, not shown
+    assert capsys.readouterr().err == "" and kept.read_text() == "a warning\n"
