@@ -29,6 +29,8 @@ def test_parts_build_their_trials() -> None:
     five = next(t for t in sat if t.params.get("ber") == 5e-5)
     assert five.params["per"] == pytest.approx(0.33, abs=0.01)
     assert all(f.mss == acc.SAT_MSS for t in sat for f in t.flows)
+    # a lost SYN must not turn a connection into one without ECN (diffc -> Reno)
+    assert all(t.sysctls["src"]["net.ipv4.tcp_ecn_fallback"] == "0" for t in sat)
     q, model = acc.sat_queue(1)
     assert q.kind == "red" and "ecn" in q.args
     assert 7 < model["max_th"] < 10
