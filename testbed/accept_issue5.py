@@ -393,6 +393,12 @@ def by_prefix(part: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
     return [t for t in part["trials"] if t["name"].rsplit("-", 1)[0] == prefix]
 
 
+def diffc_had_ecn(t: dict[str, Any]) -> bool | None:
+    """Whether every loss decision of a diffc trial had ECN (None: no decision)."""
+    flags = [e.get("ecn") for e in t.get("trace", []) if e.get("event") == "diffc_loss"]
+    return all(f == 1 for f in flags) if flags else None
+
+
 def summarize_kernel(doc: dict[str, Any]) -> dict[str, Any]:
     """Medians over runs and the acceptance checks of one kernel's results."""
     parts = doc.get("parts", {})
@@ -472,13 +478,16 @@ def summarize_kernel(doc: dict[str, Any]) -> dict[str, Any]:
         sat = parts["satellite"]
         rows = []
         for ber in SAT_BERS:
-            d = [goodput(t) for t in by_prefix(sat, f"sat{ber:g}-diffc")]
+            dt = by_prefix(sat, f"sat{ber:g}-diffc")
+            d = [goodput(t) for t in dt]
             r = [goodput(t) for t in by_prefix(sat, f"sat{ber:g}-reno")]
             md, mr = med(d), med(r)
             rows.append(
                 {
                     "ber": ber,
                     "diffc_bps_runs": d,
+                    # ECN negotiated (diffc's tracepoint): without it diffc is Reno
+                    "diffc_ecn_runs": [diffc_had_ecn(t) for t in dt],
                     "reno_ecn_bps_runs": r,
                     "diffc_bps": md,
                     "reno_ecn_bps": mr,

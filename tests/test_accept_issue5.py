@@ -85,3 +85,10 @@ def test_variant_part_uses_base_reno_and_skips_unmeasured_points() -> None:
     assert ratio["pass"] and ratio["value"] == pytest.approx(3.0)
     assert [r["point"] for r in s["nrlp"]["nrlp_uniform.rtt_min"]] == [0.01]
     assert not any(n.startswith("nrlp_uniform.rtt_min PER 0.05") for n in checks)
+
+
+def test_a_diffc_run_without_ecn_is_flagged() -> None:
+    loss = {"event": "diffc_loss", "kind": "dupack"}
+    assert acc.diffc_had_ecn({"trace": [dict(loss, ecn=1), dict(loss, ecn=1)]}) is True
+    assert acc.diffc_had_ecn({"trace": [dict(loss, ecn=0), dict(loss, ecn=0)]}) is False
+    assert acc.diffc_had_ecn({"trace": []}) is None
