@@ -415,7 +415,7 @@ def summarize_kernel(doc: dict[str, Any]) -> dict[str, Any]:
         rows = []
         for x in points:
             lp = by_prefix(parts[part], f"{label}{x:g}-newrenolp")
-            if not lp:  # a variant (<part>.rtt_min) measured at some points only
+            if not lp and part != base:  # a variant (<part>.rtt_min) measures some points
                 continue
             # reno does not depend on newrenolp's parameters: a variant's
             # reno trials are its base part's
