@@ -5,14 +5,12 @@
 # namespaces, then runs the command and exits with its status.
 #   testbed/guest-init.sh [--started FILE] [--bare] CMD [ARGS...]
 # --started FILE: create FILE first (testbed/vm tells a guest that never came
-# up from a command that failed) and follow the kernel's warnings and errors
-# into FILE.kmsg (what testbed/vm shows if the guest dies under the command);
+# up from a command that failed);
 # --bare: do not load our modules (a fresh machine, to test `make install` and
 # autoloading); everything else is the same.
 set -eu
 if [ "${1:-}" = --started ]; then
 	: >"$2"
-	dmesg --follow --level=emerg,alert,crit,err,warn >"$2.kmsg" 2>&1 </dev/null &
 	shift 2
 fi
 bare=0

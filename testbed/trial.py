@@ -13,12 +13,15 @@ import contextlib
 import os
 import platform
 import subprocess
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from pathlib import Path as FsPath
 from typing import Any
 
 from testbed import modules
@@ -30,6 +33,9 @@ from testbed.traffic import Source, TrafficRunner
 
 # clients start this long after the servers are up and monitors armed
 LEAD_S = 0.3
+# a batch of trials still running this long after its flows and cross
+# traffic should have ended (iperf3 timeouts included) is reported as stuck
+STUCK_GRACE_S = 120.0
 
 
 @dataclass
@@ -255,17 +261,77 @@ def run_trial(trial: Trial, tracer: TraceStream | None = None) -> dict[str, Any]
     return result
 
 
+def expected_s(trial: Trial) -> float:
+    """How long a trial's flows may take, their iperf3 timeouts included."""
+    ends = [trial.duration_s]
+    for f in trial.flows:
+        ends.append(f.start_s + (f.timeout_s or max(1, round(f.duration_s)) + 60))
+    return LEAD_S + max(ends)
+
+
+def sysrq(keys: str) -> None:
+    """Have the kernel log its tasks (``w``: blocked, ``l``: running on each
+    CPU) at full console level; the VM keeps its kernel log on the host."""
+    printk = FsPath("/proc/sys/kernel/printk")
+    try:
+        level = printk.read_text().split()[0]
+        printk.write_text("8")
+        for key in keys:
+            FsPath("/proc/sysrq-trigger").write_text(key)
+        printk.write_text(level)
+    except OSError as e:
+        print(f"trial: sysrq {keys}: {e}", file=sys.stderr)
+
+
+def report_stuck(running: list[str], waited: float) -> None:
+    """Say what a batch that outlived its time is doing: every Python
+    thread's stack, the processes and the kernel's view of its tasks."""
+    print(
+        f"trial: {len(running)} trial(s) still running after {waited:.0f} s: {', '.join(running)}",
+        file=sys.stderr,
+        flush=True,
+    )
+    names = {t.ident: t.name for t in threading.enumerate()}
+    for ident, frame in sys._current_frames().items():
+        print(f"thread {names.get(ident, ident)}:", file=sys.stderr)
+        traceback.print_stack(frame, file=sys.stderr)
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        ps = ["ps", "-eo", "pid,ppid,stat,wchan:32,etime,pcpu,args"]
+        sys.stderr.write(subprocess.run(ps, capture_output=True, text=True, timeout=30).stdout)
+    sysrq("wl")
+    sys.stderr.flush()
+
+
 def run_trials(trials: list[Trial], parallel: int | None = None) -> list[dict[str, Any]]:
     """Run trials concurrently, ``parallel`` at a time (default: all).
 
     Requested tracepoints are recorded for the whole batch and each event is
-    given to the trial whose path owns its source address.
+    given to the trial whose path owns its source address.  A batch still
+    running :data:`STUCK_GRACE_S` after the time its trials may take is
+    reported on stderr (:func:`report_stuck`), once, and then waited for.
     """
     workers = parallel or max(1, len(trials))
     events = sorted({e for t in trials for e in t.trace_events})
+    rounds = -(-len(trials) // workers)
+    limit = rounds * max(expected_s(t) for t in trials) + STUCK_GRACE_S if trials else 0.0
+    t0 = time.monotonic()
     with TraceStream(events) as tracer, ThreadPoolExecutor(max_workers=workers) as ex:
-        futures = [ex.submit(run_trial, t, tracer if t.trace_events else None) for t in trials]
-        return [f.result() for f in futures]
+        futures: dict[Future[dict[str, Any]], str] = {
+            ex.submit(run_trial, t, tracer if t.trace_events else None): t.name for t in trials
+        }
+
+        def watch() -> None:
+            running = [name for f, name in futures.items() if not f.done()]
+            if running:
+                report_stuck(running, time.monotonic() - t0)
+
+        watchdog = threading.Timer(limit, watch)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            return [f.result() for f in futures]
+        finally:
+            watchdog.cancel()
 
 
 def environment() -> dict[str, Any]:

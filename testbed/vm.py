@@ -48,6 +48,21 @@ BLACKLIST = (
     "intel_rapl_msr,intel_rapl_common,ata_piix,ata_generic,floppy"
 )
 BOOT_ARGS = f"tsc=reliable modprobe.blacklist={BLACKLIST}"
+# The guest kernel's warnings and errors (console log level 5) also go to a
+# virtio console (hvc0) that QEMU writes to a host file,
+# build/vm-<abi>-kernel.log: written by the kernel itself, it keeps what a
+# guest whose user space is stuck or dead can no longer save (soft lockups,
+# RCU stalls, panics).  virtme-ng's own serial console goes to /dev/null.
+KLOG_ARGS = "console=hvc0 loglevel=5"
+KLOG_QEMU = (
+    "-chardev file,id=klog,path={} -device virtio-serial-pci -device virtconsole,chardev=klog"
+)
+
+# virtme-ng's status when QEMU ended without the guest reporting one (the
+# guest kernel panicked or reset, e.g. after the OOM killer took its init)
+GUEST_DIED = 255
+TIMED_OUT = 124
+KMSG_TAIL = 40
 
 
 def log(msg: str) -> None:
@@ -145,7 +160,7 @@ def run_guarded(argv: list[str], timeout: float) -> int:
         return proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         log(f"timeout after {timeout:.0f} s; tearing the VM down")
-        return 124
+        return TIMED_OUT
     finally:
         kill_group(proc)
         for t in pumps:
@@ -167,6 +182,7 @@ def vng_argv(
     verbose: bool = False,
     bare: bool = False,
     started: Path | None = None,
+    klog: Path | None = None,
 ) -> list[str]:
     vng = shutil.which("vng", path=f"{TOP / '.venv' / 'bin'}:{os.environ.get('PATH', '')}")
     if vng is None:
@@ -176,6 +192,11 @@ def vng_argv(
         raise SystemExit(f"vm: {kernel} missing; run 'make deps' (installs linux-image-{abi})")
     argv = [vng, "--run", str(kernel), "--cpus", str(cpus), "--memory", memory]
     argv += ["--rwdir", str(TOP), "--append", BOOT_ARGS]
+    if klog is not None:
+        # virtme-ng splits QEMU options on spaces, QEMU its own on commas
+        if any(c.isspace() or c == "," for c in str(klog)):
+            raise SystemExit(f"vm: the kernel log path {klog} must not contain spaces or commas")
+        argv += ["--append", KLOG_ARGS, f"--qemu-opts={KLOG_QEMU.format(klog)}"]
     if acc == "tcg":
         argv.append("--disable-kvm")
     if verbose:
@@ -243,29 +264,20 @@ def main(argv: list[str] | None = None) -> int:
         return run(args, cmd)
 
 
-# virtme-ng's status when QEMU ended without the guest reporting one (the
-# guest kernel panicked or reset, e.g. after the OOM killer took its init)
-GUEST_DIED = 255
-KMSG_TAIL = 40
-
-
-def kernel_log(kmsg: Path, abi: str, rc: int) -> None:
-    """Keep the guest's kernel warnings as build/vm-<abi>-kernel.log; if the
-    guest died, show their tail."""
-    if not kmsg.exists():
-        return
-    kept = TOP / "build" / f"vm-{abi}-kernel.log"
-    kmsg.replace(kept)
-    if rc != GUEST_DIED:
+def kernel_log(kept: Path, rc: int) -> None:
+    """If the guest died (or was torn down at the timeout), show the tail of
+    its kernel's warnings and errors, kept in ``kept``."""
+    if rc not in (GUEST_DIED, TIMED_OUT) or not kept.exists():
         return
     lines = kept.read_text(errors="replace").splitlines()
-    log(f"exit {rc}: QEMU ended without the guest's exit status (panic or reset?)")
+    if rc == GUEST_DIED:
+        log(f"exit {rc}: QEMU ended without the guest's exit status (panic or reset?)")
     if lines:
         log(f"the guest kernel's last warnings and errors ({kept}):")
         for line in lines[-KMSG_TAIL:]:
             print(f"  {line}", file=sys.stderr)
     else:
-        log(f"no kernel warning or error before it ({kept} is empty)")
+        log(f"no kernel warning or error in {kept}")
 
 
 def run(args: argparse.Namespace, cmd: list[str]) -> int:
@@ -289,16 +301,19 @@ def run(args: argparse.Namespace, cmd: list[str]) -> int:
     # 255 a few seconds into the boot, nothing on the console), and the boot
     # is retried; a command that ran is never run twice
     started = TOP / "build" / f".vm-started-{os.getpid()}"
+    klog = TOP / "build" / f"vm-{abi}-kernel.log"
     for attempt in range(1, BOOT_ATTEMPTS + 1):
         started.unlink(missing_ok=True)
         t0 = time.monotonic()
-        argv = vng_argv(abi, acc, cmd, args.cpus, args.memory, args.verbose, args.bare, started)
+        argv = vng_argv(
+            abi, acc, cmd, args.cpus, args.memory, args.verbose, args.bare, started, klog
+        )
         rc = run_guarded(argv, args.timeout)
         wall = time.monotonic() - t0
         came_up = started.exists()
         started.unlink(missing_ok=True)
-        kernel_log(Path(f"{started}.kmsg"), abi, rc)
-        if rc == 0 or came_up or rc == 124 or attempt == BOOT_ATTEMPTS:
+        kernel_log(klog, rc)
+        if rc == 0 or came_up or rc == TIMED_OUT or attempt == BOOT_ATTEMPTS:
             break
         log(f"the guest did not come up (exit {rc} after {wall:.1f} s); booting again")
     log(f"exit {rc} after {wall:.1f} s wall (boot + command)")

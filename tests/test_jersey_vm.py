@@ -36,7 +36,7 @@ def jersey(request: pytest.FixtureRequest) -> dict[str, Any]:
             f"{PY} -m testbed.accept_jersey --runs 1 --out {files['accept']} >/dev/null",
         ]
     )
-    rc, wall, log = run_in_vm(kernel, ["sh", "-c", script], timeout=900)
+    rc, wall, log = run_in_vm(kernel, ["sh", "-c", script], timeout=600)
     missing = [k for k, f in files.items() if not f.exists()]
     if missing:
         pytest.fail(f"jersey in VM ({kernel}) exit {rc}, no {missing}:\n{log[-4000:]}")

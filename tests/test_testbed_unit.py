@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+import time
+
 import pytest
 
 from testbed import analysis, scenarios
@@ -128,3 +131,40 @@ def test_trace_parse_key_values_and_hosts() -> None:
     assert evs[0]["cwnd"] == "10->10" and evs[0]["t"] == pytest.approx(41.250001)
     assert trace.host_of(evs[0]["src"]) == "10.11.1.1"
     assert trace.host_of(evs[1]["dest"]) == "fd00::2"
+
+
+def test_a_batch_of_trials_that_outlives_its_time_is_reported(monkeypatch, capsys) -> None:
+    from testbed import trial as trial_mod
+    from testbed.flows import Flow
+
+    slow = trial_mod.Trial("slow", [], [Flow("a", "b", duration_s=1)])
+    quick = trial_mod.Trial("quick", [], [Flow("a", "b", duration_s=1)])
+    assert trial_mod.expected_s(slow) == pytest.approx(trial_mod.LEAD_S + 61)
+
+    class NoTrace:
+        def __init__(self, events: list[str]) -> None:
+            pass
+
+        def __enter__(self) -> NoTrace:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+    def fake_run(t: trial_mod.Trial, tracer: object) -> dict[str, str]:
+        time.sleep(0.6 if t.name == "slow" else 0.0)
+        return {"name": t.name}
+
+    monkeypatch.setattr(trial_mod, "TraceStream", NoTrace)
+    monkeypatch.setattr(trial_mod, "run_trial", fake_run)
+    monkeypatch.setattr(trial_mod, "expected_s", lambda t: 0.1)
+    monkeypatch.setattr(trial_mod, "STUCK_GRACE_S", 0.1)
+    monkeypatch.setattr(trial_mod, "sysrq", lambda keys: print(f"sysrq {keys}", file=sys.stderr))
+    got = trial_mod.run_trials([slow, quick])
+    err = capsys.readouterr().err
+    assert [r["name"] for r in got] == ["slow", "quick"]  # still waited for, in order
+    assert "1 trial(s) still running after" in err and ": slow\n" in err
+    assert "in fake_run" in err and "sysrq wl" in err  # its thread's stack, the kernel's tasks
+    monkeypatch.setattr(trial_mod, "STUCK_GRACE_S", 5.0)
+    trial_mod.run_trials([slow, quick])
+    assert capsys.readouterr().err == ""  # within its time: nothing said

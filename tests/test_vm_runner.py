@@ -94,17 +94,31 @@ def test_output_redirected_to_a_file_survives_a_child_that_truncates_it(tmp_path
     assert lines[0] == "earlier" and sorted(lines[1:]) == ["err", "from-guest"]
 
 
-def test_a_dead_guest_shows_its_last_kernel_errors(tmp_path, monkeypatch, capsys) -> None:
-    monkeypatch.setattr(vm, "TOP", tmp_path)
-    (tmp_path / "build").mkdir()
-    kmsg = tmp_path / "build" / ".vm-started-1.kmsg"
+def test_a_dead_or_stuck_guest_shows_its_last_kernel_errors(tmp_path, capsys) -> None:
+    kept = tmp_path / "vm-6.12-test-kernel.log"
     lines = [f"line {i}" for i in range(100)] + ["Out of memory: Killed process 1 (init)"]
-    kmsg.write_text("\n".join(lines) + "\n")
-    vm.kernel_log(kmsg, "6.12-test", vm.GUEST_DIED)
+    kept.write_text("\n".join(lines) + "\n")
+    vm.kernel_log(kept, vm.GUEST_DIED)
     err = capsys.readouterr().err
     assert "Out of memory: Killed process 1" in err and "line 59" not in err
-    kept = tmp_path / "build" / "vm-6.12-test-kernel.log"
-    assert not kmsg.exists() and kept.read_text().endswith("(init)\n")
-    kmsg.write_text("a warning\n")
-    vm.kernel_log(kmsg, "6.12-test", 0)  # a command's own status: kept, not shown
-    assert capsys.readouterr().err == "" and kept.read_text() == "a warning\n"
+    assert "panic or reset" in err
+    kept.write_text("watchdog: BUG: soft lockup - CPU#1 stuck for 22s!\n")
+    vm.kernel_log(kept, vm.TIMED_OUT)
+    assert "soft lockup" in capsys.readouterr().err
+    vm.kernel_log(kept, 0)  # a command's own status: kept, not shown
+    vm.kernel_log(kept, 1)
+    assert capsys.readouterr().err == ""
+
+
+def test_the_guest_kernel_log_is_written_by_qemu(monkeypatch) -> None:
+    monkeypatch.setattr(vm.shutil, "which", lambda *a, **k: "/usr/bin/vng")
+    monkeypatch.setattr(vm.Path, "exists", lambda self: True)
+    klog = vm.Path("/w/build/vm-6.1-kernel.log")
+    argv = vm.vng_argv("6.1", "tcg", ["true"], 2, "2G", klog=klog)
+    assert "--qemu-opts=" + vm.KLOG_QEMU.format(klog) in argv
+    assert "path=/w/build/vm-6.1-kernel.log " in vm.KLOG_QEMU.format(klog)
+    assert argv[argv.index(vm.KLOG_ARGS) - 1] == "--append"
+    assert "klog" not in " ".join(vm.vng_argv("6.1", "tcg", ["true"], 2, "2G"))
+    for bad in ("/a b/k.log", "/a,b/k.log"):
+        with pytest.raises(SystemExit, match="spaces or commas"):
+            vm.vng_argv("6.1", "tcg", ["true"], 2, "2G", klog=vm.Path(bad))
