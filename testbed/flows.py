@@ -62,6 +62,14 @@ class Flow:
             out["udp_mbit"] = self.udp_mbit
         return out
 
+    def seconds(self) -> int:
+        """iperf3's ``-t``: it takes whole seconds."""
+        return max(1, round(self.duration_s))
+
+    def wait_s(self) -> float:
+        """How long the client may run before it is given up."""
+        return self.timeout_s or self.seconds() + 60
+
     def iperf3_args(self) -> list[str]:
         """iperf3 client options for this flow's protocol."""
         if self.udp_mbit is not None:
@@ -185,8 +193,7 @@ class FlowRunner:
         if delay > 0:
             time.sleep(delay)
         started = time.monotonic() - t0
-        # iperf3 takes whole seconds
-        seconds = max(1, round(flow.duration_s))
+        seconds = flow.seconds()
         argv = [IP, "netns", "exec", self.path.ns(flow.src), "iperf3", "-J",
                 "-c", self.path.ip_of(flow.dst), "-p", str(self.ports[i]),
                 "-t", str(seconds), *flow.iperf3_args(), "--get-server-output"]  # fmt: skip
@@ -194,7 +201,7 @@ class FlowRunner:
             argv += ["-M", str(flow.mss)]
         if flow.window:
             argv += ["-w", flow.window]
-        timeout = flow.timeout_s or seconds + 60
+        timeout = flow.wait_s()
         try:
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
             report = json.loads(proc.stdout)

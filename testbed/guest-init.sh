@@ -5,9 +5,8 @@
 # namespaces, then runs the command and exits with its status.
 #   testbed/guest-init.sh [--started FILE] [--bare] CMD [ARGS...]
 # --started FILE: create FILE first (testbed/vm tells a guest that never came
-# up from a command that failed);
-# --bare: do not load our modules (a fresh machine, to test `make install` and
-# autoloading); everything else is the same.
+# up from a command that failed); --bare: do not load our modules (a fresh
+# machine, to test `make install` and autoloading); everything else is the same.
 set -eu
 if [ "${1:-}" = --started ]; then
 	: >"$2"

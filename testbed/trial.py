@@ -263,10 +263,7 @@ def run_trial(trial: Trial, tracer: TraceStream | None = None) -> dict[str, Any]
 
 def expected_s(trial: Trial) -> float:
     """How long a trial's flows may take, their iperf3 timeouts included."""
-    ends = [trial.duration_s]
-    for f in trial.flows:
-        ends.append(f.start_s + (f.timeout_s or max(1, round(f.duration_s)) + 60))
-    return LEAD_S + max(ends)
+    return LEAD_S + max([trial.duration_s] + [f.start_s + f.wait_s() for f in trial.flows])
 
 
 def sysrq(keys: str) -> None:
