@@ -7,7 +7,8 @@
 # Source: the iproute2 source package of Debian bookworm, exactly version
 # IPROUTE2_DEB below (upstream iproute2 6.1.0).  It is fetched by
 # `apt-get source` through a private apt configuration under build/iproute2/
-# (a deb-src line for bookworm; the system's apt sources are not touched),
+# (a deb-src line for bookworm on the Debian archive the system's apt uses,
+# scripts/debian-mirror, or DEBIAN_MIRROR; the system's apt sources are not touched),
 # so apt checks it against the signed Release file.  dpkg-source unpacks it
 # with Debian's own patches; then the jersey patch is applied (dry run first,
 # no fuzz accepted) and only lib/ and tc/ are built.  The patch carries a copy
@@ -23,7 +24,6 @@ set -euo pipefail
 
 IPROUTE2_DEB=6.1.0-3
 IPROUTE2_UPSTREAM=6.1.0
-MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -95,11 +95,13 @@ papt() {
 }
 
 fetch_source() {
-	local dsc=$DL/iproute2_$IPROUTE2_DEB.dsc
+	local dsc=$DL/iproute2_$IPROUTE2_DEB.dsc MIRROR
 	if [ -f "$dsc" ] && [ -f "$DL/iproute2_$IPROUTE2_UPSTREAM.orig.tar.xz" ] &&
 		[ -f "$DL/iproute2_$IPROUTE2_DEB.debian.tar.xz" ]; then
 		return 0
 	fi
+	# the archive the system's apt uses (or DEBIAN_MIRROR)
+	MIRROR=$("$TOP/scripts/debian-mirror" bookworm) || die "no Debian archive to fetch from"
 	say "fetching Debian source package iproute2=$IPROUTE2_DEB from $MIRROR"
 	mkdir -p "$WORK/apt/lists/partial" "$WORK/apt/cache/archives/partial" "$DL"
 	echo "deb-src [signed-by=$KEYRING] $MIRROR bookworm main" >"$WORK/apt/sources.list"
