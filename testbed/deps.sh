@@ -18,19 +18,27 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # Debian kernel series we build for and boot; the newest ABI of each series is
-# resolved from the archive at install time.  6.12 lives in bookworm-backports.
+# resolved from the archive at install time.  6.12 lives in bookworm-backports,
+# which is added from the same Debian archive the system's apt sources use.
 backports_list=/etc/apt/sources.list.d/jersey-bookworm-backports.list
 if ! grep -rqs '^[^#]*bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-	log "adding bookworm-backports to apt sources"
-	echo 'deb http://deb.debian.org/debian bookworm-backports main' >"$backports_list"
+	mirror=$("$top/scripts/debian-mirror" bookworm) || exit 1
+	log "adding bookworm-backports (from $mirror) to apt sources"
+	echo "deb $mirror bookworm-backports main" >"$backports_list"
 	FORCE_APT_UPDATE=1
 fi
 
-tools=(qemu-system-x86 iperf3 iproute2 ethtool tcpdump mininet bridge-utils
-	udev kmod initramfs-tools dwarves build-essential bc python3-venv
-	python3-pip file xz-utils zstd busybox-static
-	bison flex libmnl-dev pkg-config dpkg-dev patch debian-archive-keyring
-	dkms) # dkms: the DKMS install is tested in the VM (tests/test_install_vm.py)
+# The packages of every program the project runs (testbed/programs.txt, whose
+# completeness tests/test_programs.py checks), and the packages that provide
+# no program we start but files we need.
+mapfile -t program_pkgs < <(awk '!/^#/ && NF >= 2 && $2 !~ /^pypi:/ { print $2 }' "$here/programs.txt" | sort -u)
+[ ${#program_pkgs[@]} -gt 10 ] || { log "testbed/programs.txt lists no packages"; exit 1; }
+tools=("${program_pkgs[@]}"
+	build-essential   # the compiler toolchain of the modules and unit tests
+	libmnl-dev        # the patched tc links libmnl
+	python3-venv python3-pip  # the testbed's .venv
+	initramfs-tools   # the kernel packages' postinst
+	debian-archive-keyring)  # make tc checks iproute2's source against it
 
 missing=()
 for p in "${tools[@]}"; do

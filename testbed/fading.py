@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from testbed.netpath import TC, Path, air_cmds, pct
+from testbed.programs import require
 
 
 def schedule(
@@ -86,6 +87,7 @@ class Fading:
 
     @contextlib.contextmanager
     def _run(self, path: Path, trial: Any) -> Iterator[dict[str, Any]]:
+        require(TC, what="[monitor] fading")
         ns = path.air(path.links[self.link_index])
         horizon = max((f.start_s + f.duration_s for f in trial.flows), default=0) + 30
         plan = schedule(random.Random(self.seed), horizon, self.good_s, self.bad_s)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from testbed.netpath import IP, Path
+from testbed.programs import require
 
 BASE_PORT = 5201
 # receiver-side report interval: the per-flow goodput-over-time traces
@@ -165,6 +166,7 @@ class FlowRunner:
     """iperf3 servers and clients of a set of flows; clients start at ``t0 + start_s``."""
 
     def __init__(self, path: Path, flows: list[Flow], base_port: int = BASE_PORT):
+        require(IP, "iperf3", what="flows")
         self.path = path
         self.flows = flows
         self.ports = [base_port + i for i in range(len(flows))]

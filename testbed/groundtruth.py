@@ -50,6 +50,7 @@ from typing import Any
 
 from testbed.flows import BASE_PORT
 from testbed.netpath import IP, Link, Path
+from testbed.programs import require
 from testbed.trace import host_of
 
 SNAPLEN = 96
@@ -341,6 +342,7 @@ class Capture:
 
     @contextlib.contextmanager
     def _run(self, path: Path, trial: Any) -> Iterator[dict[str, Any]]:
+        require(IP, "tcpdump", what="[monitor] groundtruth")
         flow = trial.flows[self.flow_index]
         hops = route(path.links, flow.src, flow.dst)
         points = capture_points(path, hops)

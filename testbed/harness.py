@@ -27,7 +27,6 @@ import contextlib
 import json
 import os
 import platform
-import shutil
 import subprocess
 import sys
 import threading
@@ -41,7 +40,8 @@ from typing import Any
 
 from testbed import metrics, modules, scenario
 from testbed.fading import Fading, combine
-from testbed.netpath import TC, Link, Loss, direction
+from testbed.netpath import IP, TC, Link, Loss, direction
+from testbed.programs import MissingProgram, require
 from testbed.trace import TraceStream
 from testbed.traffic import sources
 from testbed.trial import Trial, environment, run_trial
@@ -555,8 +555,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if os.geteuid() != 0:
         sys.exit("harness: must run as root on the target kernel (use testbed/vm)")
-    if shutil.which("iperf3") is None:
-        sys.exit("harness: iperf3 not found")
+    try:
+        require(IP, TC, "ethtool", "nstat", "iperf3", what="harness")
+    except MissingProgram as e:
+        sys.exit(str(e))
     names = args.scenarios or scenario.names()
     overrides = scenario.parse_set(args.set)
     scs = [scenario.load(n, overrides) for n in names]

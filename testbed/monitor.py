@@ -22,6 +22,7 @@ import time
 from typing import Any
 
 from testbed.netpath import IP, TC, Path
+from testbed.programs import require
 
 
 class QdiscSampler:
@@ -30,6 +31,7 @@ class QdiscSampler:
     FIELDS = ("qlen", "backlog", "packets", "bytes", "drops", "overlimits")
 
     def __init__(self, targets: list[tuple[str, str, str, str]], interval: float):
+        require(TC, what="[monitor] queues")
         self.targets = targets
         self.interval = interval
         self.samples: dict[str, list[dict[str, Any]]] = {t[0]: [] for t in targets}
@@ -130,6 +132,7 @@ class Pinger:
     """``ping -D -i interval`` from one node to another for the life of a trial."""
 
     def __init__(self, path: Path, src: str, dst: str, interval: float):
+        require(IP, "ping", what="[monitor] ping")
         self.name = f"{src}->{dst}"
         self.argv = [IP, "netns", "exec", path.ns(src), "ping", "-D", "-n"]
         self.argv += ["-i", f"{interval:g}", "-W", "2", path.ip_of(dst)]
@@ -212,6 +215,7 @@ class SsSampler:
     """``ss -tin`` of the sockets of ``node`` whose peer port is in ``ports``."""
 
     def __init__(self, path: Path, node: str, ports: list[int], interval: float):
+        require("ss", what="[monitor] ss")
         self.ns = path.ns(node)
         self.ports = set(ports)
         self.interval = interval
