@@ -6,8 +6,11 @@
  * userspace (tests/unit/test_balde_core.c).  Integer only.  The Vegas loss
  * differentiation (LDEA) is the predictor of newrenolp_core.h.
  *
- * Units: rates u32 bytes/s (4.29 GB/s at most), time u32 microseconds
- * (differences modulo 2^32, i.e. 71 minutes), gains Q16.
+ * Units: rates u64 bytes/s, local time u64 microseconds (the kernel's
+ * tcp_mstamp), gains Q16.  The last N instabilities U are kept in 16 bits
+ * each (balde_u16(): 11-bit mantissa, 5-bit exponent, 0.1 % relative error,
+ * up to 2^42 B/s): only their ratios matter (a = U_k / Umax), and so the
+ * per-socket state stays well inside ICSK_CA_PRIV_SIZE.
  *
  * SARBE sample, eq. (2): Bw_k = L_k / (ts_k - ts_{k-1}), L_k the bytes newly
  * delivered (cumulatively ACKed or SACKed) by the k-th ACK and ts the
@@ -24,6 +27,8 @@
  * checked after BALDE_TS_CHECK_US of local time: if the receiver's clock ran
  * at less than half or more than twice that rate, the timestamps are
  * declared unusable.
+ * A gap of more than BALDE_IDLE_US (10 s) since the last sample point
+ * (an idle connection) starts a new reference instead of a sample.
  * Fallback, documented: without timestamps (not negotiated, or unusable)
  * the interval is the one between ACK arrivals at the sender (Westwood's
  * sample), with the same accumulation rule.
@@ -45,7 +50,8 @@
  *     ssthresh; otherwise cwnd is kept;
  *   RTO: ssthresh = ocwnd, cwnd = 1;
  *   ECE (only with ECN negotiated): a congestion signal, answered like a
- *     congested loss (ssthresh = ocwnd, cwnd = min(cwnd, ocwnd)).
+ *     congested loss (ssthresh = ocwnd, cwnd = min(cwnd, ocwnd));
+ *   local congestion (our own qdisc refused a packet): a congested loss.
  */
 #ifndef _BALDE_CORE_H
 #define _BALDE_CORE_H
@@ -58,6 +64,7 @@
 #define BALDE_B			62259U	/* 0.95 in Q16 (0.949997) */
 #define BALDE_MIN_SPAN_US	4000U	/* shortest sample interval */
 #define BALDE_TS_CHECK_US	1000000U
+#define BALDE_IDLE_US		10000000U	/* longer gaps restart sampling */
 #define BALDE_USEC_PER_SEC	1000000U
 #define BALDE_RTT_MAX_US	(1U << 27)
 #define BALDE_OCWND_MIN		2U
@@ -73,14 +80,14 @@
 #define BALDE_F_CHK		0x10	/* chk_* anchor valid */
 
 struct balde_est {
-	u32	ebw;		/* eBw, bytes/s; 0 = no estimate yet */
-	u32	bw_prev;	/* Bw_{k-1}, bytes/s */
-	u32	u[BALDE_N];	/* the last N instabilities, bytes/s */
+	u64	ebw;		/* eBw, bytes/s; 0 = no estimate yet */
+	u64	bw_prev;	/* Bw_{k-1}, bytes/s */
+	u64	ref_us;		/* local time of the last sample point */
+	u16	u[BALDE_N];	/* the last N instabilities (balde_u16()) */
 	u32	ref_tsval;	/* TSval of the last sample point */
-	u32	ref_us;		/* local time of the last sample point */
 	u32	acc;		/* bytes delivered since the last sample point */
-	u32	chk_us;		/* tick check: local time and TSval of the */
-	u32	chk_ts;		/*   first ACK with a timestamp */
+	u32	chk_us;		/* tick check (first second only): local time */
+	u32	chk_ts;		/*   and TSval of the first ACK with a timestamp */
 	u8	ui;		/* slot of U_k in u[] */
 	u8	nu;		/* number of valid entries of u[] */
 	u8	flags;
@@ -88,7 +95,7 @@ struct balde_est {
 
 /* one ACK as seen by the estimator */
 struct balde_ack {
-	u32	now_us;		/* local arrival time */
+	u64	now_us;		/* local arrival time */
 	u32	bytes;		/* newly delivered bytes (L_k) */
 	u32	tsval;		/* receiver timestamp, if has_ts */
 	u32	tick_us;	/* receiver us per TSval tick (1 or 1000) */
@@ -97,7 +104,7 @@ struct balde_ack {
 
 /* what a completed sample was, for tracing */
 struct balde_sample {
-	u32	bw;		/* Bw_k, bytes/s */
+	u64	bw;		/* Bw_k, bytes/s */
 	u32	span_us;	/* its interval */
 	u32	gain;		/* a, Q16 */
 	bool	ts;		/* the interval came from TSvals */
@@ -108,35 +115,63 @@ static inline void balde_est_init(struct balde_est *e)
 	*e = (struct balde_est){ .ebw = 0 };
 }
 
-static inline u32 balde_rate(u32 bytes, u32 span_us)
-{
-	u64 r = nrlp_div64((u64)bytes * BALDE_USEC_PER_SEC, span_us);
+#define BALDE_U16_MANT_BITS	11
+#define BALDE_U16_MANT_MAX	((1U << BALDE_U16_MANT_BITS) - 1)
 
-	return r > 0xffffffffULL ? 0xffffffffU : (u32)r;
+/* an instability in 16 bits: mantissa << exponent, rounded down */
+static inline u16 balde_u16(u64 v)
+{
+	u32 e = 0;
+
+	while (v > BALDE_U16_MANT_MAX && e < 31) {
+		v >>= 1;
+		e++;
+	}
+	if (v > BALDE_U16_MANT_MAX)
+		v = BALDE_U16_MANT_MAX;
+	return (u16)((e << BALDE_U16_MANT_BITS) | v);
+}
+
+static inline u64 balde_u64(u16 c)
+{
+	return (u64)(c & BALDE_U16_MANT_MAX) << (c >> BALDE_U16_MANT_BITS);
+}
+
+static inline u64 balde_rate(u32 bytes, u32 span_us)
+{
+	return cc_div64((u64)bytes * BALDE_USEC_PER_SEC, span_us);
 }
 
 /* the current U_k (0 before the first sample) */
-static inline u32 balde_u_now(const struct balde_est *e)
+static inline u64 balde_u_now(const struct balde_est *e)
 {
-	return e->nu ? e->u[e->ui] : 0;
+	return e->nu ? balde_u64(e->u[e->ui]) : 0;
 }
 
-static inline u32 balde_u_max(const struct balde_est *e)
+static inline u64 balde_u_max(const struct balde_est *e)
 {
-	u32 m = 0;
+	u64 m = 0;
 	int i;
 
 	for (i = 0; i < e->nu; i++)
-		if (e->u[i] > m)
-			m = e->u[i];
+		if (balde_u64(e->u[i]) > m)
+			m = balde_u64(e->u[i]);
 	return m;
 }
 
-/* stability filter, eqs. (3)-(4); returns the gain a (Q16) used */
-static inline u32 balde_filter(struct balde_est *e, u32 bw)
+/* a * x in Q16 fixed point, rounded; a <= 1 in Q16, x < 2^47 */
+static inline u64 balde_mul_gain(u32 a, u64 x)
 {
-	u32 diff, u, umax, a;
-	u64 x;
+	return (x >> BALDE_GAIN_SHIFT) * a +
+	       (((x & (BALDE_GAIN_ONE - 1)) * a + (BALDE_GAIN_ONE >> 1)) >>
+		BALDE_GAIN_SHIFT);
+}
+
+/* stability filter, eqs. (3)-(4); returns the gain a (Q16) used */
+static inline u32 balde_filter(struct balde_est *e, u64 bw)
+{
+	u64 diff, u, umax;
+	u32 a;
 
 	if (!e->nu) {
 		e->ebw = bw;
@@ -147,18 +182,17 @@ static inline u32 balde_filter(struct balde_est *e, u32 bw)
 		return 0;
 	}
 	diff = bw > e->bw_prev ? bw - e->bw_prev : e->bw_prev - bw;
-	x = (u64)BALDE_B * balde_u_now(e) +
-	    (u64)(BALDE_GAIN_ONE - BALDE_B) * diff + (BALDE_GAIN_ONE >> 1);
-	u = (u32)(x >> BALDE_GAIN_SHIFT);
+	u = balde_mul_gain(BALDE_B, balde_u_now(e)) +
+	    balde_mul_gain(BALDE_GAIN_ONE - BALDE_B, diff);
 	e->ui = (e->ui + 1) % BALDE_N;
-	e->u[e->ui] = u;
+	e->u[e->ui] = balde_u16(u);
+	u = balde_u64(e->u[e->ui]);
 	if (e->nu < BALDE_N)
 		e->nu++;
 	umax = balde_u_max(e);
-	a = umax ? (u32)nrlp_div64((u64)u << BALDE_GAIN_SHIFT, umax) : 0;
-	x = (u64)a * e->ebw + (u64)(BALDE_GAIN_ONE - a) * bw +
-	    (BALDE_GAIN_ONE >> 1);
-	e->ebw = (u32)(x >> BALDE_GAIN_SHIFT);
+	a = umax ? (u32)cc_div64(u << BALDE_GAIN_SHIFT, umax) : 0;
+	e->ebw = balde_mul_gain(a, e->ebw) +
+		 balde_mul_gain(BALDE_GAIN_ONE - a, bw);
 	e->bw_prev = bw;
 	return a;
 }
@@ -186,12 +220,12 @@ static inline void balde_check_tick(struct balde_est *e,
 	if (e->flags & BALDE_F_CHECKED)
 		return;
 	if (!(e->flags & BALDE_F_CHK)) {
-		e->chk_us = a->now_us;
+		e->chk_us = (u32)a->now_us;
 		e->chk_ts = a->tsval;
 		e->flags |= BALDE_F_CHK;
 		return;
 	}
-	el = a->now_us - e->chk_us;
+	el = (u32)a->now_us - e->chk_us;
 	if (el < BALDE_TS_CHECK_US)
 		return;
 	e->flags |= BALDE_F_CHECKED;
@@ -226,8 +260,14 @@ static inline bool balde_est_ack(struct balde_est *e, const struct balde_ack *a,
 		balde_check_tick(e, a);
 		ts = balde_uses_ts(e, a);
 	}
-	/* first ACK, or the clock source changed: a new reference */
-	if (!(e->flags & BALDE_F_REF) || ts != !!(e->flags & BALDE_F_TS)) {
+	/*
+	 * first ACK, the clock source changed, or the connection was idle for
+	 * longer than BALDE_IDLE_US (a span over the idle time is no rate,
+	 * and a receiver clock of 1 us would wrap s32 after 36 min): a new
+	 * reference
+	 */
+	if (!(e->flags & BALDE_F_REF) || ts != !!(e->flags & BALDE_F_TS) ||
+	    a->now_us - e->ref_us > BALDE_IDLE_US) {
 		balde_set_ref(e, a, ts);
 		return false;
 	}
@@ -246,7 +286,9 @@ static inline bool balde_est_ack(struct balde_est *e, const struct balde_ack *a,
 		min_span = a->tick_us > BALDE_MIN_SPAN_US ? a->tick_us :
 							     BALDE_MIN_SPAN_US;
 	} else {
-		span = a->now_us - e->ref_us;
+		u64 us = a->now_us - e->ref_us;
+
+		span = us > 0xffffffffULL ? 0xffffffffU : (u32)us;
 		min_span = BALDE_MIN_SPAN_US;
 	}
 	if (span < min_span) {
@@ -262,7 +304,7 @@ static inline bool balde_est_ack(struct balde_est *e, const struct balde_ack *a,
 }
 
 /* ocwnd = eBw * rtt_min / mss, within [2, 2^24] */
-static inline u32 balde_ocwnd(u32 ebw, u32 rtt_min_us, u32 mss)
+static inline u32 balde_ocwnd(u64 ebw, u32 rtt_min_us, u32 mss)
 {
 	u64 w;
 
@@ -270,18 +312,13 @@ static inline u32 balde_ocwnd(u32 ebw, u32 rtt_min_us, u32 mss)
 		return BALDE_OCWND_MIN;
 	if (rtt_min_us > BALDE_RTT_MAX_US)
 		rtt_min_us = BALDE_RTT_MAX_US;
-	w = nrlp_div64((u64)ebw * rtt_min_us, (u64)mss * BALDE_USEC_PER_SEC);
+	/* eBw < 2^37 B/s (1 Pb/s) keeps the product below 2^64 */
+	ebw = cc_min_u64(ebw, 1ULL << 37);
+	w = cc_div64(ebw * rtt_min_us, (u64)mss * BALDE_USEC_PER_SEC);
 	if (w < BALDE_OCWND_MIN)
 		return BALDE_OCWND_MIN;
 	return w > BALDE_OCWND_MAX ? BALDE_OCWND_MAX : (u32)w;
 }
-
-enum balde_event {
-	BALDE_EV_LOSS,		/* 3rd DUPACK / RACK: entering Recovery */
-	BALDE_EV_RTO,
-	BALDE_EV_ECE,		/* ECE (ECN negotiated): entering CWR */
-	BALDE_EV_TLP,		/* loss repaired by a tail loss probe (CWR) */
-};
 
 enum balde_cause {
 	BALDE_CAUSE_WIRELESS,	/* LDEA: no incipient congestion */
@@ -295,27 +332,27 @@ struct balde_decision {
 	u32	ssthresh;
 };
 
-struct balde_counts {
-	u32	wireless;
-	u32	congestion;
-	u32	rto;
-	u32	ss_exits;	/* ssthresh = ocwnd on incipient congestion */
-};
-
+/*
+ * @ev: enum cc_event.  ECE and local congestion (our own qdisc refused a
+ * packet) are answered as a congested loss; a loss repaired by a tail loss
+ * probe as a DUPACK loss.
+ */
 static inline void balde_decide(struct balde_decision *d, u8 ev,
 				bool congested, u32 cwnd, u32 ocwnd)
 {
 	if (!cwnd)
 		cwnd = 1;
 	d->ssthresh = ocwnd < BALDE_OCWND_MIN ? BALDE_OCWND_MIN : ocwnd;
-	if (ev == BALDE_EV_ECE) {
+	if (ev == CC_EV_LOCAL)
+		congested = true;
+	if (ev == CC_EV_ECE) {
 		d->cause = BALDE_CAUSE_ECN;
 		congested = true;
 	} else {
 		d->cause = congested ? BALDE_CAUSE_CONGESTION :
 				       BALDE_CAUSE_WIRELESS;
 	}
-	if (ev == BALDE_EV_RTO)
+	if (ev == CC_EV_RTO)
 		d->cwnd = 1;
 	else if (congested && cwnd > d->ssthresh)
 		d->cwnd = d->ssthresh;
@@ -333,17 +370,6 @@ static inline u32 balde_new_ack(bool congested, bool have_est, u32 cwnd,
 	if (congested && have_est && cwnd < ssthresh)
 		return ocwnd < BALDE_OCWND_MIN ? BALDE_OCWND_MIN : ocwnd;
 	return ssthresh;
-}
-
-static inline void balde_count(struct balde_counts *n, u8 ev,
-			       const struct balde_decision *d)
-{
-	if (ev == BALDE_EV_RTO)
-		n->rto++;
-	if (d->cause == BALDE_CAUSE_WIRELESS)
-		n->wireless++;
-	else
-		n->congestion++;
 }
 
 #endif /* _BALDE_CORE_H */

@@ -15,28 +15,16 @@
  *     max(cwnd / 2, 2), cwnd = 1.
  * Without ECN on the connection nothing tells congestion from corruption and
  * holding the window through congestion would be unsafe: every loss is then
- * a congestion loss, answered exactly like Reno (halve; RTO -> 1).
+ * a congestion loss, answered exactly like Reno (halve; RTO -> 1).  So is
+ * local congestion (our own qdisc refused a packet).  The events are those
+ * of cc_core.h; a loss repaired by a tail loss probe is a loss.
  */
 #ifndef _DIFFC_CORE_H
 #define _DIFFC_CORE_H
 
-#ifdef __KERNEL__
-#include <linux/types.h>
-#else
-#include <stdbool.h>
-#include <stdint.h>
-typedef uint8_t u8;
-typedef uint32_t u32;
-#endif
+#include "cc_core.h"
 
 #define DIFFC_SSTHRESH_MIN	2U
-
-enum diffc_event {
-	DIFFC_EV_ECE,		/* ACK carrying ECE (entering CWR) */
-	DIFFC_EV_LOSS,		/* 3rd DUPACK / RACK: entering Recovery */
-	DIFFC_EV_RTO,		/* retransmission timeout */
-	DIFFC_EV_TLP,		/* loss repaired by a tail loss probe (CWR) */
-};
 
 enum diffc_action {
 	DIFFC_HOLD,		/* speculated corruption: keep cwnd */
@@ -65,14 +53,16 @@ static inline u32 diffc_half(u32 cwnd)
 }
 
 /*
- * @cwnd: cwnd now, or for DIFFC_EV_RTO the cwnd before the timeout (the
- * kernel's prior_cwnd); @ssthresh: ssthresh in force before the event;
- * @ecn_ok: ECN negotiated; @congested: ECE seen on the latest ACK.
+ * @ev: enum cc_event; @cwnd: cwnd now, or for CC_EV_RTO the cwnd before the
+ * timeout (the kernel's prior_cwnd); @ssthresh: ssthresh in force before
+ * the event; @ecn_ok: ECN negotiated; @congested: ECE seen on the latest
+ * ACK (or the classifier calls the loss congestion).
  */
 static inline void diffc_decide(struct diffc_decision *d, u8 ev, bool ecn_ok,
 				bool congested, u32 cwnd, u32 ssthresh)
 {
-	bool speculate = ecn_ok && !congested && ev != DIFFC_EV_ECE;
+	bool speculate = ecn_ok && !congested && ev != CC_EV_ECE &&
+			 ev != CC_EV_LOCAL;
 
 	if (!cwnd)
 		cwnd = 1;
@@ -80,7 +70,7 @@ static inline void diffc_decide(struct diffc_decision *d, u8 ev, bool ecn_ok,
 		d->action = DIFFC_HOLD;
 		d->cwnd = cwnd;
 		d->ssthresh = ssthresh;
-	} else if (ev == DIFFC_EV_RTO) {
+	} else if (ev == CC_EV_RTO) {
 		d->action = DIFFC_RESET;
 		d->cwnd = 1;
 		d->ssthresh = diffc_half(cwnd);
@@ -95,7 +85,7 @@ static inline void diffc_decide(struct diffc_decision *d, u8 ev, bool ecn_ok,
 static inline void diffc_count(struct diffc_counts *n, u8 ev,
 			       const struct diffc_decision *d)
 {
-	if (ev == DIFFC_EV_RTO)
+	if (ev == CC_EV_RTO)
 		n->rto++;
 	if (d->action == DIFFC_HOLD)
 		n->held++;

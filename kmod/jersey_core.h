@@ -34,39 +34,7 @@
 #ifndef _JERSEY_CORE_H
 #define _JERSEY_CORE_H
 
-#ifdef __KERNEL__
-#include <linux/types.h>
-#include <linux/math64.h>
-
-static inline u64 jersey_div64(u64 n, u64 d)
-{
-	return div64_u64(n, d);
-}
-
-static inline u64 jersey_div64_u32(u64 n, u32 d)
-{
-	return div_u64(n, d);
-}
-#else
-#include <stdbool.h>
-#include <stdint.h>
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef int32_t s32;
-typedef uint64_t u64;
-typedef int64_t s64;
-
-static inline u64 jersey_div64(u64 n, u64 d)
-{
-	return n / d;
-}
-
-static inline u64 jersey_div64_u32(u64 n, u32 d)
-{
-	return n / d;
-}
-#endif
+#include "cc_core.h"
 
 #define JERSEY_USEC_PER_SEC	1000000U
 #define JERSEY_RATE_SHIFT	8
@@ -148,30 +116,15 @@ struct jersey_sample {
 	bool	ts;		/* delta came from TSvals */
 };
 
-static inline u32 jersey_min_u32(u32 a, u32 b)
-{
-	return a < b ? a : b;
-}
-
-static inline u32 jersey_max_u32(u32 a, u32 b)
-{
-	return a > b ? a : b;
-}
-
-static inline u64 jersey_min_u64(u64 a, u64 b)
-{
-	return a < b ? a : b;
-}
-
 /* round(a * b / c) for b <= c, 0 < c < 2^31; exact for every u64 a */
 static inline u64 jersey_mul_frac(u64 a, u32 b, u32 c)
 {
 	u64 hi = (a >> 32) * b;		/* < 2^63 */
-	u64 qh = jersey_div64_u32(hi, c);
+	u64 qh = cc_div64_u32(hi, c);
 	u64 rh = hi - qh * c;		/* < c < 2^31 */
 	u64 lo = (rh << 32) + (a & 0xffffffffULL) * b + c / 2;
 
-	return (qh << 32) + jersey_div64_u32(lo, c);
+	return (qh << 32) + cc_div64_u32(lo, c);
 }
 
 /* tau = srtt + rttvar (RFC 6298 quantities, us), clamped to [1, TAU_MAX] */
@@ -189,9 +142,9 @@ static inline u32 jersey_tau(u32 srtt_us, u32 rttvar_us)
 /* bytes over delta_us as a rate; delta_us >= 1 */
 static inline u64 jersey_rate(u32 bytes, u64 delta_us)
 {
-	u64 r = jersey_div64((u64)bytes * JERSEY_RATE_UNIT, delta_us);
+	u64 r = cc_div64((u64)bytes * JERSEY_RATE_UNIT, delta_us);
 
-	return jersey_min_u64(r, JERSEY_RATE_MAX);
+	return cc_min_u64(r, JERSEY_RATE_MAX);
 }
 
 /* rate in bytes/s (for get_info and traces) */
@@ -206,28 +159,28 @@ static inline u64 jersey_filter_atsw(u64 r, u32 bytes, u32 delta, u32 tau)
 	u32 d = delta + tau;
 
 	r = jersey_mul_frac(r, tau, d);
-	r += jersey_div64_u32((u64)bytes * JERSEY_RATE_UNIT + d / 2, d);
-	return jersey_min_u64(r, JERSEY_RATE_MAX);
+	r += cc_div64_u32((u64)bytes * JERSEY_RATE_UNIT + d / 2, d);
+	return cc_min_u64(r, JERSEY_RATE_MAX);
 }
 
 /* filter type 2 (5.20), s = this sample, *prev = the previous one */
 static inline u64 jersey_filter_lpf(u64 b, u64 *prev, u64 s, u32 delta,
 				    u32 tau)
 {
-	u32 t2 = 2 * tau, d = jersey_min_u32(delta, t2);
+	u32 t2 = 2 * tau, d = cc_min_u32(delta, t2);
 
 	b = jersey_mul_frac(b, t2 - d, t2 + d) +
 	    jersey_mul_frac(s + *prev, d, t2 + d);
 	*prev = s;
-	return jersey_min_u64(b, JERSEY_RATE_MAX);
+	return cc_min_u64(b, JERSEY_RATE_MAX);
 }
 
 /* feed one sample (L bytes over delta_us >= 1) to the selected filter */
 static inline void jersey_filter(struct jersey_est *e, u8 filter, u32 bytes,
 				 u64 delta_us, u32 tau_us)
 {
-	u32 tau = jersey_max_u32(jersey_min_u32(tau_us, JERSEY_TAU_MAX_US), 1);
-	u32 delta = (u32)jersey_min_u64(delta_us, JERSEY_DELTA_MAX_US);
+	u32 tau = cc_max_u32(cc_min_u32(tau_us, JERSEY_TAU_MAX_US), 1);
+	u32 delta = (u32)cc_min_u64(delta_us, JERSEY_DELTA_MAX_US);
 
 	if (filter == JERSEY_FILTER_LPF) {
 		if (!delta)	/* no rate sample without time */
@@ -291,8 +244,8 @@ static inline void jersey_tick_commit(struct jersey_est *e)
 	e->flags &= ~JERSEY_F_P1;
 	if (dts < JERSEY_TICK_MIN_TICKS || dt < JERSEY_TICK_MIN_US)
 		return;		/* too close: keep the older p0 */
-	t = jersey_div64_u32((u64)dt << JERSEY_TICK_SHIFT, dts);
-	t = jersey_min_u64(t ? t : 1, 0xffffffffULL);
+	t = cc_div64_u32((u64)dt << JERSEY_TICK_SHIFT, dts);
+	t = cc_min_u64(t ? t : 1, 0xffffffffULL);
 	e->tick = jersey_tick_snap((u32)t);
 	e->p0_rel = e->p1_rel;
 	e->p0_ts = e->p1_ts;
@@ -353,7 +306,7 @@ static inline u64 jersey_ticks_to_us(u32 tick, u32 ticks)
 {
 	u64 us = ((u64)ticks * tick) >> JERSEY_TICK_SHIFT;
 
-	return jersey_min_u64(us, JERSEY_DELTA_MAX_US);
+	return cc_min_u64(us, JERSEY_DELTA_MAX_US);
 }
 
 /* how long a frozen TSval is tolerated in auto mode */
@@ -380,7 +333,7 @@ static inline bool jersey_est_ack(struct jersey_est *e,
 				  struct jersey_sample *out)
 {
 	u64 sum = (u64)e->acc + a->bytes;
-	u32 bytes = (u32)jersey_min_u64(sum, 0xffffffffULL);
+	u32 bytes = (u32)cc_min_u64(sum, 0xffffffffULL);
 	u32 tau = a->tau_us;
 	bool use_ts;
 	u64 delta = 0;
@@ -431,25 +384,19 @@ static inline bool jersey_est_ack(struct jersey_est *e,
 /* ownd = ARE * rtt_min / mss in segments, within [2, 2^30] */
 static inline u32 jersey_ownd(u64 are, u32 rtt_min_us, u32 mss)
 {
-	u64 bps = jersey_rate_bps(jersey_min_u64(are, JERSEY_RATE_MAX));
+	u64 bps = jersey_rate_bps(cc_min_u64(are, JERSEY_RATE_MAX));
 	u64 w;
 
 	if (!mss)
 		return JERSEY_OWND_MIN;
-	w = bps * jersey_min_u32(rtt_min_us, JERSEY_RTT_MAX_US);   /* < 2^62 */
-	w = jersey_div64(w, (u64)mss * JERSEY_USEC_PER_SEC);
+	w = bps * cc_min_u32(rtt_min_us, JERSEY_RTT_MAX_US);   /* < 2^62 */
+	w = cc_div64(w, (u64)mss * JERSEY_USEC_PER_SEC);
 	if (w < JERSEY_OWND_MIN)
 		return JERSEY_OWND_MIN;
-	return (u32)jersey_min_u64(w, JERSEY_OWND_MAX);
+	return (u32)cc_min_u64(w, JERSEY_OWND_MAX);
 }
 
-/* loss decisions */
-enum jersey_event {
-	JERSEY_EV_ECE,		/* ACK carrying ECE: congestion warning */
-	JERSEY_EV_LOSS,		/* 3rd DUPACK (fast retransmit / recovery) */
-	JERSEY_EV_RTO,		/* retransmission timeout */
-};
-
+/* loss decisions; the events are those of cc_core.h */
 enum jersey_cause {
 	JERSEY_CAUSE_WIRELESS,
 	JERSEY_CAUSE_CONGESTION,
@@ -465,12 +412,16 @@ struct jersey_decision {
 };
 
 /*
- * The window rules of TCP-Jersey (thesis fig. 5.8, appendix B):
+ * The window rules of TCP-Jersey (thesis fig. 5.8, appendix B), @ev an
+ * enum cc_event:
  *   ECE on an ACK: ssthresh = ownd, and in congestion avoidance
- *     (cwnd >= ssthresh) also cwnd = ownd.
- *   loss (3rd DUPACK): with ECE (congested) or without ECN on the connection
- *     (no differentiation possible: AIAD) it is a congestion loss,
- *     cwnd = ssthresh = ownd; otherwise a wireless loss: nothing changes.
+ *     (cwnd >= ssthresh) also cwnd = ownd; in slow start cwnd is kept and
+ *     ssthresh never raised (a warning must not extend slow start).
+ *   loss (3rd DUPACK, or repaired by a tail loss probe): a congestion loss
+ *     (@congested: ECE, or the classifier says so) or without ECN on the
+ *     connection (no differentiation possible: AIAD) cwnd = ssthresh = ownd;
+ *     otherwise a wireless loss: nothing changes.
+ *   local congestion (our own qdisc refused a packet): as a congestion loss.
  *   RTO: congested -> cwnd = 1, ssthresh = ownd; otherwise (wireless burst,
  *     or no ECN: AIAD, never worse than the rate estimate) cwnd = ssthresh =
  *     ownd.
@@ -483,23 +434,36 @@ static inline void jersey_decide(struct jersey_decision *d, u8 ev, bool ecn_ok,
 				 bool congested, u32 cwnd, u32 ssthresh,
 				 u32 ownd)
 {
-	u32 w = jersey_max_u32(ownd, JERSEY_OWND_MIN);
-	u32 capped = cwnd ? jersey_max_u32(jersey_min_u32(w, cwnd),
-					   JERSEY_OWND_MIN) : w;
+	u32 w = cc_max_u32(ownd, JERSEY_OWND_MIN);
+	u32 capped = cwnd ? cc_max_u32(cc_min_u32(w, cwnd),
+				       JERSEY_OWND_MIN) : w;
 
 	switch (ev) {
-	case JERSEY_EV_ECE:
+	case CC_EV_ECE:
 		d->cause = JERSEY_CAUSE_ECN;
 		if (cwnd >= ssthresh) {
-			d->cwnd = jersey_max_u32(jersey_min_u32(w, cwnd), 1);
+			d->cwnd = cc_max_u32(cc_min_u32(w, cwnd), 1);
 			d->ssthresh = capped;
 		} else {
+			/* slow start: hold cwnd, never raise ssthresh */
 			d->cwnd = cwnd;
-			d->ssthresh = w;
+			d->ssthresh = cc_min_u32(w, ssthresh);
 		}
 		break;
-	case JERSEY_EV_LOSS:
-		if (ecn_ok && !congested) {
+	case CC_EV_RTO:
+		d->ssthresh = capped;
+		if (ecn_ok && congested) {
+			d->cause = JERSEY_CAUSE_RTO_CONGESTION;
+			d->cwnd = 1;
+		} else {
+			d->cause = ecn_ok && !congested ?
+				   JERSEY_CAUSE_RTO_WIRELESS :
+				   JERSEY_CAUSE_RTO_CONGESTION;
+			d->cwnd = capped;
+		}
+		break;
+	default:	/* DUPACK, TLP, LOCAL */
+		if (ev != CC_EV_LOCAL && ecn_ok && !congested) {
 			d->cause = JERSEY_CAUSE_WIRELESS;
 			d->cwnd = cwnd;
 			d->ssthresh = ssthresh;
@@ -509,31 +473,12 @@ static inline void jersey_decide(struct jersey_decision *d, u8 ev, bool ecn_ok,
 			d->ssthresh = capped;
 		}
 		break;
-	default:
-		d->ssthresh = capped;
-		if (ecn_ok && congested) {
-			d->cause = JERSEY_CAUSE_RTO_CONGESTION;
-			d->cwnd = 1;
-		} else {
-			d->cause = ecn_ok ? JERSEY_CAUSE_RTO_WIRELESS :
-					    JERSEY_CAUSE_RTO_CONGESTION;
-			d->cwnd = capped;
-		}
-		break;
 	}
 	if (d->ssthresh < JERSEY_OWND_MIN)
 		d->ssthresh = JERSEY_OWND_MIN;
 	if (!d->cwnd)
 		d->cwnd = 1;
 }
-
-/* per-socket running totals of the decisions */
-struct jersey_counts {
-	u32	wireless;	/* losses classified wireless (incl. RTOs) */
-	u32	congestion;	/* losses classified congestion (incl. RTOs) */
-	u32	rto;		/* retransmission timeouts */
-	u32	ecn;		/* ECE rate-control reductions */
-};
 
 static inline bool jersey_cause_is_wireless(u8 cause)
 {

@@ -32,33 +32,13 @@
  *     .cwnd below is that final value;
  *   RTO: ssthresh as above by the classification, cwnd = 1 always;
  *   ECE (only when the connection negotiated ECN): a congestion signal,
- *     ssthresh = max(cwnd / 2, 2) as NewReno with ECN.
+ *     ssthresh = max(cwnd / 2, 2) as NewReno with ECN;
+ *   local congestion (our own qdisc refused a packet): as a congested loss.
  */
 #ifndef _NEWRENOLP_CORE_H
 #define _NEWRENOLP_CORE_H
 
-#ifdef __KERNEL__
-#include <linux/types.h>
-#include <linux/math64.h>
-
-static inline u64 nrlp_div64(u64 n, u64 d)
-{
-	return div64_u64(n, d);
-}
-#else
-#include <stdbool.h>
-#include <stdint.h>
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef int32_t s32;
-typedef uint64_t u64;
-
-static inline u64 nrlp_div64(u64 n, u64 d)
-{
-	return n / d;
-}
-#endif
+#include "cc_core.h"
 
 #define NRLP_RTT_MAX_US		(1U << 27)	/* 134 s */
 #define NRLP_CWND_MAX		(1U << 24)
@@ -96,7 +76,7 @@ static inline u32 nrlp_v_milli(u32 cwnd, u32 rtt, u32 rtt_min)
 		return 0;
 	v = (u64)nrlp_min_u32(cwnd, NRLP_CWND_MAX) * (rtt - rtt_min) *
 	    NRLP_V_SCALE;				/* < 2^24+27+10 */
-	v = nrlp_div64(v, rtt);
+	v = cc_div64(v, rtt);
 	return v > NRLP_V_MAX ? NRLP_V_MAX : (u32)v;
 }
 
@@ -157,13 +137,6 @@ static inline bool nrlp_round_sample(struct nrlp_round *r, u32 rtt_us, u32 una,
 	return true;
 }
 
-enum nrlp_event {
-	NRLP_EV_LOSS,		/* 3rd DUPACK / RACK: entering Recovery */
-	NRLP_EV_RTO,		/* retransmission timeout */
-	NRLP_EV_ECE,		/* ECE (ECN negotiated): entering CWR */
-	NRLP_EV_TLP,		/* loss repaired by a tail loss probe (CWR) */
-};
-
 enum nrlp_cause {
 	NRLP_CAUSE_WIRELESS,	/* predictor: not congested */
 	NRLP_CAUSE_CONGESTION,	/* predictor: congested */
@@ -176,16 +149,10 @@ struct nrlp_decision {
 	u32	ssthresh;
 };
 
-struct nrlp_counts {
-	u32	wireless;	/* losses classified wireless (incl. RTOs) */
-	u32	congestion;	/* losses classified congestion (incl. RTOs) */
-	u32	rto;
-	u32	ecn;		/* ECE reductions */
-};
-
 /*
- * @flight: FlightSize (segments outstanding) at the event; @cwnd: cwnd now
- * (for ECE).
+ * @ev: enum cc_event; @flight: FlightSize (segments outstanding) at the
+ * event; @cwnd: cwnd now (for ECE).  Local congestion (our own qdisc
+ * refused a packet) is congestion whatever the predictor says.
  */
 static inline void nrlp_decide(struct nrlp_decision *d, u8 ev, bool congested,
 			       u32 cwnd, u32 flight)
@@ -196,7 +163,9 @@ static inline void nrlp_decide(struct nrlp_decision *d, u8 ev, bool congested,
 		half = NRLP_SSTHRESH_MIN;
 	if (full < NRLP_SSTHRESH_MIN)
 		full = NRLP_SSTHRESH_MIN;
-	if (ev == NRLP_EV_ECE) {
+	if (ev == CC_EV_LOCAL)
+		congested = true;
+	if (ev == CC_EV_ECE) {
 		d->cause = NRLP_CAUSE_ECN;
 		d->ssthresh = cwnd >> 1 > NRLP_SSTHRESH_MIN ?
 			      cwnd >> 1 : NRLP_SSTHRESH_MIN;
@@ -205,20 +174,7 @@ static inline void nrlp_decide(struct nrlp_decision *d, u8 ev, bool congested,
 	}
 	d->cause = congested ? NRLP_CAUSE_CONGESTION : NRLP_CAUSE_WIRELESS;
 	d->ssthresh = congested ? half : full;
-	d->cwnd = ev == NRLP_EV_RTO ? 1 : d->ssthresh;
-}
-
-static inline void nrlp_count(struct nrlp_counts *n, u8 ev,
-			      const struct nrlp_decision *d)
-{
-	if (ev == NRLP_EV_RTO)
-		n->rto++;
-	if (d->cause == NRLP_CAUSE_ECN)
-		n->ecn++;
-	else if (d->cause == NRLP_CAUSE_WIRELESS)
-		n->wireless++;
-	else
-		n->congestion++;
+	d->cwnd = ev == CC_EV_RTO ? 1 : d->ssthresh;
 }
 
 #endif /* _NEWRENOLP_CORE_H */

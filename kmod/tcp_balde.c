@@ -19,11 +19,14 @@
  * ocwnd (.cong_avoid, before Reno's increase).  3rd DUPACK (Recovery):
  * ssthresh = ocwnd; congested and cwnd > ocwnd: cwnd -> ocwnd, otherwise
  * cwnd is kept.  RTO: ssthresh = ocwnd, cwnd = 1.  ECE (only if the
- * connection negotiated ECN; not requested by this module): as a congested
- * loss.  As in tcp_jersey.c the kernel's PRR is kept: .ssthresh returns the
- * cwnd the reduction should end at and the wanted ssthresh is installed at
- * CA_EVENT_COMPLETE_CWR; .set_state records the decision (tracepoint
- * balde:balde_loss) and answers an RTO.  .undo_cwnd as Reno.
+ * connection negotiated ECN; not requested by this module) and local
+ * congestion (our own qdisc refused a packet): as a congested loss.  As in
+ * tcp_jersey.c the kernel's PRR is kept, through the shared glue
+ * (cc_glue.h): .ssthresh returns the cwnd the reduction should end at and
+ * the wanted ssthresh is installed at CA_EVENT_COMPLETE_CWR; .set_state
+ * decides for the event the glue found (a timeout only from CA_EVENT_LOSS),
+ * records it (tracepoint balde:balde_loss) and answers an RTO.  .undo_cwnd
+ * as Reno.
  *
  * Observability: .get_info fills INET_DIAG_BBRINFO (also answered for
  * VEGASINFO requests), so `ss -tin` prints "bbr:(bw:<eBw>bps,mrtt:<rtt_min
@@ -37,7 +40,7 @@
 #include <linux/module.h>
 #include <net/tcp.h>
 
-#include "compat.h"
+#include "cc_glue.h"
 #include "balde_core.h"
 
 #define CREATE_TRACE_POINTS
@@ -46,18 +49,9 @@
 struct balde {
 	struct balde_est est;		/* SARBE */
 	struct nrlp_pred pred;		/* Vegas LDEA */
-	struct balde_counts n;		/* decisions so far */
+	struct cc_glue g;		/* events and reductions (cc_glue.h) */
 	u32	delivered;		/* tp->delivered at the previous ACK */
-	u32	ss_after;		/* ssthresh when the reduction completes */
-	u8	ece:1,			/* the latest ACK carried ECE */
-		pending:1,		/* .ssthresh just ran */
-		ss_fix:1;		/* install ss_after at COMPLETE_CWR */
 };
-
-static bool balde_ecn_ok(const struct sock *sk)
-{
-	return compat_tcp_ecn_ok(tcp_sk(sk));
-}
 
 static u32 balde_ocwnd_now(const struct sock *sk)
 {
@@ -71,11 +65,10 @@ static u32 balde_ocwnd_now(const struct sock *sk)
 static void balde_record(struct sock *sk, u8 ev, u32 cwnd_before, u32 ocwnd,
 			 const struct balde_decision *d)
 {
-	struct balde *ca = inet_csk_ca(sk);
+	const struct balde *ca = inet_csk_ca(sk);
 
-	balde_count(&ca->n, ev, d);
 	trace_balde_loss(sk, ev, d, cwnd_before, ca->est.ebw, ocwnd,
-			 &ca->pred, &ca->n);
+			 &ca->pred);
 }
 
 static void balde_init(struct sock *sk)
@@ -85,6 +78,7 @@ static void balde_init(struct sock *sk)
 	u32 rtt = tcp_min_rtt(tp);
 
 	memset(ca, 0, sizeof(*ca));
+	cc_glue_init(&ca->g);
 	balde_est_init(&ca->est);
 	ca->pred.rtt_min = rtt == ~0U ? 0 : min(rtt, NRLP_RTT_MAX_US);
 	ca->delivered = tp->delivered;
@@ -94,8 +88,7 @@ static void balde_in_ack_event(struct sock *sk, u32 flags)
 {
 	struct balde *ca = inet_csk_ca(sk);
 
-	ca->pending = 0;
-	ca->ece = (flags & CA_ACK_ECE) && balde_ecn_ok(sk);
+	cc_glue_ack(sk, &ca->g, flags);
 }
 
 /* every ACK that finds data outstanding: SARBE and LDEA samples */
@@ -106,7 +99,7 @@ static void balde_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	u64 bytes = (u64)(tp->delivered - ca->delivered) * tp->mss_cache;
 	struct balde_sample out;
 	struct balde_ack ack = {
-		.now_us	= (u32)tp->tcp_mstamp,
+		.now_us	= tp->tcp_mstamp,
 		.bytes	= (u32)min_t(u64, bytes, U32_MAX),
 		.tsval	= tp->rx_opt.rcv_tsval,
 		.tick_us = compat_tcp_usec_ts(tp) ? 1 : 1000,
@@ -126,99 +119,70 @@ static void balde_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct balde *ca = inet_csk_ca(sk);
-	u32 ss = balde_new_ack(ca->pred.congested, ca->est.nu > 0,
-			       tcp_snd_cwnd(tp), tp->snd_ssthresh,
-			       balde_ocwnd_now(sk));
 
-	if (ss != tp->snd_ssthresh) {
-		tp->snd_ssthresh = ss;
-		ca->n.ss_exits++;
-	}
+	tp->snd_ssthresh = balde_new_ack(ca->pred.congested, ca->est.nu > 0,
+					 tcp_snd_cwnd(tp), tp->snd_ssthresh,
+					 balde_ocwnd_now(sk));
 	tcp_reno_cong_avoid(sk, ack, acked);
 }
 
-static u8 balde_event_of(const struct balde *ca, u8 new_state)
-{
-	if (new_state == TCP_CA_Loss)
-		return BALDE_EV_RTO;
-	if (ca->ece)
-		return BALDE_EV_ECE;
-	return new_state == TCP_CA_CWR ? BALDE_EV_TLP : BALDE_EV_LOSS;
-}
-
-/* entering CWR or Recovery: the cwnd the reduction should end at */
+/* entering CWR, Recovery or Loss: the cwnd the reduction should end at */
 static u32 balde_ssthresh(struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct balde *ca = inet_csk_ca(sk);
 	struct balde_decision d;
 
-	balde_decide(&d, ca->ece ? BALDE_EV_ECE : BALDE_EV_LOSS,
+	cc_glue_ssthresh(sk, &ca->g);
+	balde_decide(&d, ca->g.ece ? CC_EV_ECE : CC_EV_DUPACK,
 		     ca->pred.congested, tcp_snd_cwnd(tp), balde_ocwnd_now(sk));
-	ca->ss_after = d.ssthresh;
-	ca->pending = 1;
 	return max(d.cwnd, BALDE_OCWND_MIN);
-}
-
-/* as jersey_rto_entry(): tcp_enter_loss() set cwnd = in_flight + 1 */
-static bool balde_rto_entry(const struct sock *sk)
-{
-	const struct tcp_sock *tp = tcp_sk(sk);
-
-	return !tp->snd_cwnd_cnt &&
-	       tcp_snd_cwnd(tp) == tcp_packets_in_flight(tp) + 1;
 }
 
 static void balde_set_state(struct sock *sk, u8 new_state)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct balde *ca = inet_csk_ca(sk);
+	int ev = cc_glue_event(sk, &ca->g, new_state);
 	u32 ocwnd = balde_ocwnd_now(sk);
 	u32 cwnd = tcp_snd_cwnd(tp);
 	struct balde_decision d;
-	u8 ev;
 
-	if (new_state != TCP_CA_CWR && new_state != TCP_CA_Recovery &&
-	    !(new_state == TCP_CA_Loss && balde_rto_entry(sk)))
+	if (ev < 0)
 		goto out;
-	ev = balde_event_of(ca, new_state);
-	if (ev == BALDE_EV_RTO) {
+	if (ev == CC_EV_DUPACK && ca->g.ece)
+		ev = CC_EV_ECE;		/* the loss came with a CE echo */
+	if (ev == CC_EV_RTO) {
 		cwnd = tp->prior_cwnd;
 		balde_decide(&d, ev, ca->pred.congested, cwnd, ocwnd);
-		tp->snd_ssthresh = d.ssthresh;
-		tcp_snd_cwnd_set(tp, 1);
-		ca->ss_fix = 0;
-	} else if (ca->pending) {
+		cc_glue_set(sk, &ca->g, d.cwnd, d.ssthresh);
+	} else if (!cc_glue_reducing(&ca->g)) {
 		balde_decide(&d, ev, ca->pred.congested, cwnd, ocwnd);
-		ca->ss_fix = 1;
+		cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
 	} else {
 		/* no .ssthresh call: a reduction is under way, unchanged */
 		d.cause = ca->pred.congested ? BALDE_CAUSE_CONGESTION :
 					       BALDE_CAUSE_WIRELESS;
 		d.cwnd = tp->snd_ssthresh;
-		d.ssthresh = ca->ss_fix ? ca->ss_after : tp->snd_ssthresh;
+		d.ssthresh = ca->g.ss_fix ? ca->g.ss_after : tp->snd_ssthresh;
 	}
 	balde_record(sk, ev, cwnd, ocwnd, &d);
 out:
-	ca->pending = 0;
+	cc_glue_state_done(&ca->g);
 }
 
 static void balde_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
 	struct balde *ca = inet_csk_ca(sk);
 
-	if (ev == CA_EVENT_COMPLETE_CWR && ca->ss_fix) {
-		tcp_sk(sk)->snd_ssthresh = ca->ss_after;
-		ca->ss_fix = 0;
-	}
+	cc_glue_cwnd_event(sk, &ca->g, ev);
 }
 
 static u32 balde_undo_cwnd(struct sock *sk)
 {
 	struct balde *ca = inet_csk_ca(sk);
 
-	ca->ss_fix = 0;
-	return tcp_reno_undo_cwnd(sk);
+	return cc_glue_undo(sk, &ca->g);
 }
 
 /* ss -tin: "bbr:(bw:<eBw>,mrtt:<rtt_min>)" */
@@ -230,7 +194,8 @@ static size_t balde_get_info(struct sock *sk, u32 ext, int *attr,
 	if (ext & (1 << (INET_DIAG_BBRINFO - 1)) ||
 	    ext & (1 << (INET_DIAG_VEGASINFO - 1))) {
 		memset(&info->bbr, 0, sizeof(info->bbr));
-		info->bbr.bbr_bw_lo = ca->est.ebw;
+		info->bbr.bbr_bw_lo = (u32)ca->est.ebw;
+		info->bbr.bbr_bw_hi = (u32)(ca->est.ebw >> 32);
 		info->bbr.bbr_min_rtt = ca->pred.rtt_min;
 		*attr = INET_DIAG_BBRINFO;
 		return sizeof(info->bbr);

@@ -17,15 +17,26 @@
  * "ECE seen" is the ECE flag of the latest ACK: an RFC 3168 receiver sets it
  * on every ACK from the CE mark until it sees our CWR, about one RTT.
  *
- * Linux mechanics as in tcp_jersey.c: the kernel's loss recovery (PRR) is
- * kept, .ssthresh gives the PRR target (cwnd to hold, cwnd / 2 to halve)
- * and remembers the old ssthresh, .set_state knows which state is entered
- * (CWR, Recovery, Loss) and records the decision; a held ssthresh is put
- * back at CA_EVENT_COMPLETE_CWR, when the reduction (with target = cwnd)
- * ends.  After an RTO, tcp_enter_loss() has set cwnd = in_flight + 1 when it
- * calls .set_state(TCP_CA_Loss); we set cwnd to prior_cwnd (hold) or 1.  An
- * ECE arriving while a held loss is being repaired (Recovery, Loss), where
- * the kernel ignores it, halves the target by hand once per episode.
+ * Safe by default (classify=safe): a loss without ECE is speculated to be
+ * corruption only while the RTT shows no standing queue (or the path has
+ * echoed CE within the last 32 RTTs: a marking gateway owns that queue) and
+ * the window is delivered (lossclass_core.h, as tcp_jersey.c); otherwise it
+ * is congestion and halved like Reno.  A drop-tail bottleneck, a policer or
+ * an AQM that drops is then answered as congestion.  In this mode losses
+ * are told apart with or without ECN on the connection.  classify=paper is
+ * the papers' speculation: every loss without ECE held, without ECN Reno.
+ *
+ * Linux mechanics as in tcp_jersey.c, through the shared glue (cc_glue.h):
+ * the kernel's loss recovery (PRR) is kept, .ssthresh gives the PRR target
+ * (cwnd to hold, cwnd / 2 to halve), .set_state knows which event it is
+ * (ECE, a loss repaired by a tail loss probe, local congestion: CWR;
+ * Recovery; the first timeout of an episode: Loss) and records the
+ * decision; a held ssthresh is put back at CA_EVENT_COMPLETE_CWR, when the
+ * reduction (with target = cwnd) ends.  After an RTO we set cwnd to
+ * prior_cwnd (hold) or 1; backed-off timeouts keep the kernel's one
+ * segment.  An ECE arriving while a held loss is being repaired (Recovery,
+ * Loss), where the kernel ignores it, halves the target by hand once per
+ * episode and queues CWR, so that the same mark is not answered twice.
  * Between events: Reno (tcp_reno_cong_avoid); .undo_cwnd as Reno.
  *
  * ECN.  As tcp_jersey.c: needs_ecn=Y (default) sets TCP_CONG_NEEDS_ECN (ECT
@@ -47,34 +58,58 @@
 #include <linux/inet_diag.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
-#include <net/inet_ecn.h>
 #include <net/tcp.h>
 
-#include "compat.h"
+#include "cc_glue.h"
 #include "diffc_core.h"
 
 #define CREATE_TRACE_POINTS
 #include "trace_diffc.h"
 
 struct diffc {
-	struct diffc_counts n;
-	u32	ss_prev;		/* snd_ssthresh before .ssthresh ran */
-	u32	ss_after;		/* ssthresh when the reduction completes */
-	u8	congested:1,		/* the latest ACK carried ECE */
-		ss_saved:1,		/* ss_prev is valid (.ssthresh just ran) */
-		ss_fix:1,		/* install ss_after at COMPLETE_CWR */
-		reduced:1;		/* halved in the current episode */
+	struct diffc_counts n;		/* shown by ss -tin (get_info) */
+	struct cc_glue g;		/* events and reductions (cc_glue.h) */
+	struct cc_marks m;		/* the path's CE echoes */
+	u8	classify:1;		/* enum lc_mode */
 };
+
+static int diffc_classify = LC_PAPER;
+
+static const char * const diffc_classify_names[] = {
+	[LC_SAFE]	= "safe",
+	[LC_PAPER]	= "paper",
+};
+
+CC_PARAM_ENUM(classify, diffc_classify, diffc_classify_names,
+	      "losses without ECE: safe (congestion when the RTT shows a standing queue or the window is not delivered) or paper (always speculated corruption; the papers) [paper]");
 
 static bool diffc_needs_ecn = true;
 module_param_named(needs_ecn, diffc_needs_ecn, bool, 0444);
 MODULE_PARM_DESC(needs_ecn,
 		 "request ECN on every connection (TCP_CONG_NEEDS_ECN, ECT SYN; Linux peers accept it only if their listener's CC needs ECN) [Y]; N: RFC 3168 negotiation by net.ipv4.tcp_ecn=1 or a route with 'features ecn'");
 
-static bool diffc_ecn_ok(const struct sock *sk)
+/* is a loss now congestion?  ECE, or lossclass_core.h's classifier */
+static bool diffc_congested(const struct sock *sk, u32 cwnd)
 {
-	return compat_tcp_ecn_ok(tcp_sk(sk));
+	const struct diffc *ca = inet_csk_ca(sk);
+	struct lc_input in;
+
+	cc_lc_input(sk, &ca->g, &ca->m, cwnd, &in);
+	return lc_congestion(&in, ca->classify);
+}
+
+/*
+ * A decision of diffc_decide() for @ev.  In the safe mode losses are told
+ * apart with or without ECN (ECN adds the CE signal); in the papers', only
+ * with ECN.
+ */
+static void diffc_decide_now(struct sock *sk, struct diffc_decision *d, u8 ev,
+			     u32 cwnd, u32 ssthresh)
+{
+	const struct diffc *ca = inet_csk_ca(sk);
+	bool differ = cc_ecn_ok(sk) || ca->classify == LC_SAFE;
+
+	diffc_decide(d, ev, differ, diffc_congested(sk, cwnd), cwnd, ssthresh);
 }
 
 static void diffc_record(struct sock *sk, u8 ev,
@@ -84,23 +119,11 @@ static void diffc_record(struct sock *sk, u8 ev,
 
 	diffc_count(&ca->n, ev, d);
 	if (d->action != DIFFC_HOLD)
-		ca->reduced = 1;
-	trace_diffc_loss(sk, ev, d, cwnd_before, ca->congested, &ca->n);
+		cc_glue_answered(&ca->g);
+	trace_diffc_loss(sk, ev, d, cwnd_before, ca->g.ece, &ca->n);
 }
 
-/* ssthresh in force before the kernel asked .ssthresh for a new one */
-static u32 diffc_old_ssthresh(const struct sock *sk)
-{
-	const struct diffc *ca = inet_csk_ca(sk);
-
-	return ca->ss_saved ? ca->ss_prev : tcp_sk(sk)->snd_ssthresh;
-}
-
-/*
- * Entering CWR (ECE, or a loss repaired by a TLP) or Recovery.  .ssthresh
- * has set the PRR target; a hold also restores the old ssthresh when the
- * reduction completes.
- */
+/* entering CWR (ECE, TLP, local congestion) or Recovery */
 static void diffc_reduce(struct sock *sk, u8 ev)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
@@ -108,33 +131,23 @@ static void diffc_reduce(struct sock *sk, u8 ev)
 	u32 cwnd = tcp_snd_cwnd(tp);
 	struct diffc_decision d;
 
-	if (!ca->ss_saved) {
+	if (ev == CC_EV_ECE && cc_glue_ece_echo(sk, &ca->g)) {
+		/* an echo of a mark answered in the recovery before: hold */
+		cc_glue_reduce_to(sk, &ca->g, cwnd,
+				  cc_glue_old_ssthresh(sk, &ca->g));
+		return;
+	}
+	if (cc_glue_reducing(&ca->g)) {
 		/* no .ssthresh call: a reduction of this window is under way */
-		d.action = ca->reduced ? DIFFC_HALVE : DIFFC_HOLD;
+		d.action = ca->g.answered ? DIFFC_HALVE : DIFFC_HOLD;
 		d.cwnd = tp->snd_ssthresh;
-		d.ssthresh = ca->ss_fix ? ca->ss_after : tp->snd_ssthresh;
+		d.ssthresh = ca->g.ss_fix ? ca->g.ss_after : tp->snd_ssthresh;
 		diffc_record(sk, ev, &d, cwnd);
 		return;
 	}
-	diffc_decide(&d, ev, diffc_ecn_ok(sk), ca->congested, cwnd,
-		     ca->ss_prev);
-	tp->snd_ssthresh = max(d.cwnd, DIFFC_SSTHRESH_MIN);
-	ca->ss_after = d.ssthresh;
-	ca->ss_fix = d.action == DIFFC_HOLD;
+	diffc_decide_now(sk, &d, ev, cwnd, ca->g.ss_prev);
+	cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
 	diffc_record(sk, ev, &d, cwnd);
-}
-
-/*
- * .set_state(TCP_CA_Loss) comes from tcp_enter_loss() (RTO, SACK reneging),
- * which has just set cwnd = in_flight + 1 and snd_cwnd_cnt = 0, and from
- * tcp_simple_retransmit() (path MTU shrank), which is no loss.
- */
-static bool diffc_rto_entry(const struct sock *sk)
-{
-	const struct tcp_sock *tp = tcp_sk(sk);
-
-	return !tp->snd_cwnd_cnt &&
-	       tcp_snd_cwnd(tp) == tcp_packets_in_flight(tp) + 1;
 }
 
 static void diffc_rto(struct sock *sk)
@@ -144,16 +157,14 @@ static void diffc_rto(struct sock *sk)
 	u32 before = tp->prior_cwnd;	/* saved by tcp_enter_loss() */
 	struct diffc_decision d;
 
-	diffc_decide(&d, DIFFC_EV_RTO, diffc_ecn_ok(sk), ca->congested,
-		     before, diffc_old_ssthresh(sk));
-	tcp_snd_cwnd_set(tp, min(d.cwnd, max(tp->snd_cwnd_clamp, 1U)));
-	tp->snd_ssthresh = d.ssthresh;
-	ca->ss_fix = 0;
-	diffc_record(sk, DIFFC_EV_RTO, &d, before);
+	diffc_decide_now(sk, &d, CC_EV_RTO, before,
+			 cc_glue_old_ssthresh(sk, &ca->g));
+	cc_glue_set(sk, &ca->g, d.cwnd, d.ssthresh);
+	diffc_record(sk, CC_EV_RTO, &d, before);
 }
 
 /* ECE while a held loss is repaired (Recovery, Loss): halve once */
-static void diffc_ece_in_recovery(struct sock *sk)
+static void diffc_late_ece(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct diffc *ca = inet_csk_ca(sk);
@@ -161,18 +172,16 @@ static void diffc_ece_in_recovery(struct sock *sk)
 	struct diffc_decision d;
 
 	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss) {
-		diffc_decide(&d, DIFFC_EV_ECE, true, true, cwnd,
-			     tp->snd_ssthresh);
-		tcp_snd_cwnd_set(tp, d.cwnd);
-		tp->snd_ssthresh = d.ssthresh;
+		diffc_decide(&d, CC_EV_ECE, true, true, cwnd, tp->snd_ssthresh);
+		cc_glue_set(sk, &ca->g, d.cwnd, d.ssthresh);
 	} else {
 		/* Recovery: snd_ssthresh is the cwnd target of PRR */
-		diffc_decide(&d, DIFFC_EV_ECE, true, true, tp->snd_ssthresh,
+		diffc_decide(&d, CC_EV_ECE, true, true, tp->snd_ssthresh,
 			     tp->snd_ssthresh);
-		tp->snd_ssthresh = d.ssthresh;
+		cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
 	}
-	ca->ss_fix = 0;
-	diffc_record(sk, DIFFC_EV_ECE, &d, cwnd);
+	cc_glue_ece_answered(sk, &ca->g);
+	diffc_record(sk, CC_EV_ECE, &d, cwnd);
 }
 
 static struct tcp_congestion_ops tcp_diffc_noecn;
@@ -181,26 +190,22 @@ static void diffc_init(struct sock *sk)
 {
 	struct diffc *ca = inet_csk_ca(sk);
 
-	/* as jersey_init(): the peer declined ECN, continue without ECT */
-	if (!diffc_ecn_ok(sk) &&
-	    (inet_csk(sk)->icsk_ca_ops->flags & TCP_CONG_NEEDS_ECN)) {
-		inet_csk(sk)->icsk_ca_ops = &tcp_diffc_noecn;
-		INET_ECN_dontxmit(sk);
-	}
+	/* without ECN every loss is a congestion loss (Reno) */
+	cc_noecn_fallback(sk, &tcp_diffc_noecn);
 	memset(ca, 0, sizeof(*ca));
+	cc_glue_init(&ca->g);
+	ca->classify = READ_ONCE(diffc_classify);
 }
 
 /* called for every ACK before the kernel's loss/ECN processing */
 static void diffc_in_ack_event(struct sock *sk, u32 flags)
 {
 	struct diffc *ca = inet_csk_ca(sk);
-	bool ece = (flags & CA_ACK_ECE) && diffc_ecn_ok(sk);
 
-	ca->ss_saved = 0;
-	ca->congested = ece;
-	if (ece && !ca->reduced &&
-	    inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery)
-		diffc_ece_in_recovery(sk);
+	cc_glue_ack(sk, &ca->g, flags);
+	cc_marks_ack(sk, &ca->m, &ca->g);
+	if (cc_glue_late_ece(sk, &ca->g))
+		diffc_late_ece(sk);
 }
 
 /* entering CWR, Recovery or Loss: the PRR target (hold or halve) */
@@ -210,45 +215,30 @@ static u32 diffc_ssthresh(struct sock *sk)
 	struct diffc *ca = inet_csk_ca(sk);
 	struct diffc_decision d;
 
-	ca->ss_prev = tp->snd_ssthresh;
-	ca->ss_saved = 1;
-	diffc_decide(&d, DIFFC_EV_LOSS, diffc_ecn_ok(sk), ca->congested,
-		     tcp_snd_cwnd(tp), tp->snd_ssthresh);
-	return max(d.cwnd, DIFFC_SSTHRESH_MIN);
+	cc_glue_ssthresh(sk, &ca->g);
+	diffc_decide_now(sk, &d, CC_EV_DUPACK, tcp_snd_cwnd(tp),
+			 tp->snd_ssthresh);
+	return max(d.cwnd, CC_SSTHRESH_MIN);
 }
 
 /* called before icsk_ca_state changes to @new_state */
 static void diffc_set_state(struct sock *sk, u8 new_state)
 {
 	struct diffc *ca = inet_csk_ca(sk);
+	int ev = cc_glue_event(sk, &ca->g, new_state);
 
-	switch (new_state) {
-	case TCP_CA_CWR:
-		diffc_reduce(sk, ca->congested && diffc_ecn_ok(sk) ?
-				 DIFFC_EV_ECE : DIFFC_EV_TLP);
-		break;
-	case TCP_CA_Recovery:
-		diffc_reduce(sk, DIFFC_EV_LOSS);
-		break;
-	case TCP_CA_Loss:
-		if (diffc_rto_entry(sk))
-			diffc_rto(sk);
-		break;
-	case TCP_CA_Open:
-		ca->reduced = 0;
-		break;
-	}
-	ca->ss_saved = 0;
+	if (ev == CC_EV_RTO)
+		diffc_rto(sk);
+	else if (ev >= 0)
+		diffc_reduce(sk, ev);
+	cc_glue_state_done(&ca->g);
 }
 
 static void diffc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
 	struct diffc *ca = inet_csk_ca(sk);
 
-	if (ev == CA_EVENT_COMPLETE_CWR && ca->ss_fix) {
-		tcp_sk(sk)->snd_ssthresh = ca->ss_after;
-		ca->ss_fix = 0;
-	}
+	cc_glue_cwnd_event(sk, &ca->g, ev);
 }
 
 /* spurious loss: the kernel restores prior_ssthresh, we restore cwnd */
@@ -256,8 +246,7 @@ static u32 diffc_undo_cwnd(struct sock *sk)
 {
 	struct diffc *ca = inet_csk_ca(sk);
 
-	ca->ss_fix = 0;
-	return tcp_reno_undo_cwnd(sk);
+	return cc_glue_undo(sk, &ca->g);
 }
 
 /* ss -tin: "dctcp:(ce_state:<ECE>,alpha:<held>,ab_ecn:<halved>,ab_tot:<rto>)" */
@@ -269,8 +258,8 @@ static size_t diffc_get_info(struct sock *sk, u32 ext, int *attr,
 	if (ext & (1 << (INET_DIAG_DCTCPINFO - 1)) ||
 	    ext & (1 << (INET_DIAG_VEGASINFO - 1))) {
 		memset(&info->dctcp, 0, sizeof(info->dctcp));
-		info->dctcp.dctcp_enabled = diffc_ecn_ok(sk);
-		info->dctcp.dctcp_ce_state = ca->congested;
+		info->dctcp.dctcp_enabled = cc_ecn_ok(sk);
+		info->dctcp.dctcp_ce_state = ca->g.ece;
 		info->dctcp.dctcp_alpha = ca->n.held;
 		info->dctcp.dctcp_ab_ecn = ca->n.halved;
 		info->dctcp.dctcp_ab_tot = ca->n.rto;
@@ -295,24 +284,14 @@ static struct tcp_congestion_ops tcp_diffc __read_mostly = {
 };
 
 /* what a connection continues with when ECN was requested but declined */
-static struct tcp_congestion_ops tcp_diffc_noecn __read_mostly = {
-	.init		= diffc_init,
-	.ssthresh	= diffc_ssthresh,
-	.cong_avoid	= tcp_reno_cong_avoid,
-	.set_state	= diffc_set_state,
-	.cwnd_event	= diffc_cwnd_event,
-	.in_ack_event	= diffc_in_ack_event,
-	.undo_cwnd	= diffc_undo_cwnd,
-	.get_info	= diffc_get_info,
-	.owner		= THIS_MODULE,
-	.name		= "diffc-noecn",
-};
+static struct tcp_congestion_ops tcp_diffc_noecn __read_mostly;
 
 static int __init diffc_register(void)
 {
 	BUILD_BUG_ON(sizeof(struct diffc) > ICSK_CA_PRIV_SIZE);
 	if (!diffc_needs_ecn)
 		tcp_diffc.flags &= ~TCP_CONG_NEEDS_ECN;
+	cc_make_noecn(&tcp_diffc_noecn, &tcp_diffc, "diffc-noecn");
 	return tcp_register_congestion_control(&tcp_diffc);
 }
 

@@ -18,29 +18,54 @@
  * Window control.  We keep the kernel's loss recovery and use .cong_avoid,
  * not .cong_control: with .cong_control the kernel would skip PRR, the
  * cwnd = ssthresh at the end of a reduction, pacing-rate updates and
- * slow-start-after-idle, which we would have to re-implement.  Instead the
- * Jersey decision of an event is turned into the PRR target: the kernel
- * calls .ssthresh and then .set_state(new state) when it enters CWR (ECE),
- * Recovery (3rd DUPACK / RACK) or Loss (RTO); .ssthresh only records the old
- * ssthresh (it cannot tell the three apart), .set_state decides:
- *   ECE (CWR entry, `congested`): rate control; in CA cwnd -> ownd, in slow
- *     start cwnd is held and only ssthresh becomes ownd;
- *   Recovery with ECE, or without ECN: congestion loss, cwnd -> ownd;
- *   Recovery without ECE: wireless loss, the target is the current cwnd, so
+ * slow-start-after-idle, which we would have to re-implement.  The glue
+ * shared with the other modules (cc_glue.h) tells which event the kernel
+ * is reacting to and puts a decision into effect (the cwnd PRR steers to,
+ * the ssthresh installed when the reduction completes); jersey_decide()
+ * (jersey_core.h) makes the decisions:
+ *   ECE (CWR entry): rate control; in CA cwnd -> ownd, in slow start cwnd
+ *     is held and only ssthresh becomes ownd (never above the old one);
+ *   Recovery (3rd DUPACK, SACK, RACK) or CWR after a loss repaired by a
+ *     tail loss probe: with ECE, or without ECN, a congestion loss, cwnd ->
+ *     ownd; without ECE a wireless loss: the target is the current cwnd, so
  *     PRR keeps the flight and cwnd is unchanged when recovery ends;
- *   Loss (RTO): tcp_enter_loss() has set cwnd = in_flight + 1 before calling
- *     .set_state, so we set cwnd = 1 (congested) or ownd (wireless, no ECN)
- *     directly, and ssthresh = ownd.
- * snd_ssthresh is the cwnd target during CWR/Recovery; the ssthresh the rules
- * want afterwards is installed at CA_EVENT_COMPLETE_CWR (emitted by
- * tcp_end_cwnd_reduction() right after cwnd = ssthresh).  ECE arriving while
- * in Recovery or Loss (the kernel ignores it there) lowers the target by hand
- * (.in_ack_event).  Between events: Reno slow start / congestion avoidance
+ *   CWR because our own qdisc refused a packet (tcp_transmit_skb): local
+ *     congestion, cwnd -> ownd;
+ *   RTO (CA_EVENT_LOSS, the first timeout of an episode): cwnd = 1
+ *     (congested) or ownd (wireless, no ECN), ssthresh = ownd; backed-off
+ *     timeouts of the same episode keep the kernel's cwnd of one segment;
+ *   ECE while in Recovery or Loss (the kernel ignores it there): the target
+ *     is lowered by hand once, and CWR is queued for the receiver.
+ * Between events: Reno slow start / congestion avoidance
  * (tcp_reno_cong_avoid).  .undo_cwnd restores max(cwnd, prior_cwnd) (the
  * kernel saved prior_cwnd/prior_ssthresh before our decision) and cancels a
- * pending ssthresh change.  Loss decisions are in jersey_decide().
+ * pending ssthresh change.
  *
- * ECN.  Loss differentiation needs ECN on the connection.  With needs_ecn=Y
+ * The safe mode (classify=safe).  The thesis calls every loss without
+ * ECE a wireless loss; that is right only behind a gateway that marks before
+ * it drops.  A real host mostly meets drop-tail queues, policers and AQMs
+ * that mark only some traffic, where holding the window through losses
+ * never backs off.  So a loss without ECE counts as wireless only while the
+ * RTT shows no standing queue (srtt - min_rtt <= max(min_rtt / 8, 1 ms);
+ * waived while the path marks, i.e. echoed CE within the last 32 RTTs) and
+ * the window is delivered (cwnd <= 5/4 of the segments the kernel's
+ * delivery rate sample says the path carries per min RTT); otherwise it is
+ * congestion, answered with cwnd = ownd (lossclass_core.h).  Taking a
+ * wireless loss for congestion costs little: ownd = ARE * rtt_min only
+ * drains the queue.  In this mode losses are told apart with or without ECN
+ * on the connection (ECN adds the CE signal).
+ * Fairness: cwnd -> ownd keeps beta = ownd / cwnd of the window (only the
+ * queue's share) where Reno keeps 1/2; with equal increase jersey took 2-3x
+ * Reno's share behind marking gateways.  After a congestion response,
+ * congestion avoidance therefore adds alpha = 3 (1 - beta) / (1 + beta)
+ * segments per RTT (RFC 8312's TCP-friendly relation: equal average windows
+ * for flows that get the same signals), at most one; the window never goes
+ * below ownd, so a lone flow keeps the link full.  classify=paper restores
+ * the thesis: every loss without ECE wireless, Reno's increase, and without
+ * ECN every loss congestion (AIAD).
+ *
+ * ECN.  The paper's loss differentiation needs ECN on the connection (the
+ * safe mode uses it when present).  With needs_ecn=Y
  * (default) the ops carry TCP_CONG_NEEDS_ECN: ECN is requested without the
  * net.ipv4.tcp_ecn sysctl, but the SYN is then ECT, and a Linux receiver
  * accepts ECN from an ECT SYN only when its listener's congestion control
@@ -62,12 +87,9 @@
 #include <linux/inet_diag.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
-#include <linux/string.h>
-#include <net/inet_ecn.h>
 #include <net/tcp.h>
 
-#include "compat.h"
+#include "cc_glue.h"
 #include "jersey_core.h"
 
 #define CREATE_TRACE_POINTS
@@ -75,20 +97,27 @@
 
 struct jersey {
 	struct jersey_est est;		/* ARE and its sampler */
-	struct jersey_counts n;		/* decisions so far */
+	struct cc_glue g;		/* events and reductions (cc_glue.h) */
 	u32	rtt_min;		/* D: min RTT seen (us), 0 = none */
 	u32	delivered;		/* tp->delivered at the previous ACK */
-	u32	ss_prev;		/* snd_ssthresh before .ssthresh ran */
-	u32	ss_after;		/* ssthresh when the reduction completes */
-	u8	mode;			/* enum jersey_mode */
-	u8	filter;			/* enum jersey_filter */
-	u8	congested:1,		/* last ACK/DUPACK carried ECE */
-		ss_saved:1,		/* ss_prev is valid (.ssthresh just ran) */
-		ss_fix:1;		/* install ss_after at COMPLETE_CWR */
+	struct cc_marks m;		/* the path's CE echoes */
+	u16	ai;			/* additive increase, Q8 segments/RTT */
+	u8	mode:2,			/* enum jersey_mode */
+		filter:2,		/* enum jersey_filter */
+		classify:1;		/* enum lc_mode */
 };
 
 static int jersey_estimator = JERSEY_MODE_AUTO;
 static int jersey_filter_type = JERSEY_FILTER_ATSW;
+static int jersey_classify = LC_PAPER;
+
+static const char * const jersey_classify_names[] = {
+	[LC_SAFE]	= "safe",
+	[LC_PAPER]	= "paper",
+};
+
+CC_PARAM_ENUM(classify, jersey_classify, jersey_classify_names,
+	      "losses without ECE: safe (congestion when the RTT shows a standing queue or the window is not delivered; fair increase after congestion) or paper (always wireless, Reno increase; the thesis) [paper]");
 
 static const char * const jersey_estimator_names[] = {
 	[JERSEY_MODE_AUTO]	= "auto",
@@ -96,29 +125,8 @@ static const char * const jersey_estimator_names[] = {
 	[JERSEY_MODE_ACK]	= "ack",
 };
 
-static int jersey_estimator_set(const char *val, const struct kernel_param *kp)
-{
-	int i = sysfs_match_string(jersey_estimator_names, val);
-
-	if (i < 0) {
-		pr_err("invalid estimator '%.*s': use auto, ts or ack\n",
-		       (int)strcspn(val, "\n"), val);
-		return -EINVAL;
-	}
-	WRITE_ONCE(*(int *)kp->arg, i);
-	return 0;
-}
-
-static int jersey_estimator_get(char *buf, const struct kernel_param *kp)
-{
-	return scnprintf(buf, PAGE_SIZE, "%s\n",
-			 jersey_estimator_names[READ_ONCE(*(int *)kp->arg)]);
-}
-
-static const struct kernel_param_ops jersey_estimator_ops = {
-	.set = jersey_estimator_set,
-	.get = jersey_estimator_get,
-};
+CC_PARAM_ENUM(estimator, jersey_estimator, jersey_estimator_names,
+	      "rate estimator: auto (default: TS-ARE if timestamps, else ACK-ARE), ts, ack");
 
 static int jersey_filter_set(const char *val, const struct kernel_param *kp)
 {
@@ -139,9 +147,6 @@ static const struct kernel_param_ops jersey_filter_ops = {
 	.get = param_get_int,
 };
 
-module_param_cb(estimator, &jersey_estimator_ops, &jersey_estimator, 0644);
-MODULE_PARM_DESC(estimator,
-		 "rate estimator: auto (default: TS-ARE if timestamps, else ACK-ARE), ts, ack");
 module_param_cb(filter, &jersey_filter_ops, &jersey_filter_type, 0644);
 MODULE_PARM_DESC(filter,
 		 "ARE filter: 1 = adaptive TSW (5.9, default), 2 = Westwood low-pass (5.20)");
@@ -150,11 +155,6 @@ static bool jersey_needs_ecn = true;
 module_param_named(needs_ecn, jersey_needs_ecn, bool, 0444);
 MODULE_PARM_DESC(needs_ecn,
 		 "request ECN on every connection (TCP_CONG_NEEDS_ECN, ECT SYN; Linux peers accept it only if their listener's CC needs ECN) [Y]; N: RFC 3168 negotiation by net.ipv4.tcp_ecn=1 or a route with 'features ecn'");
-
-static bool jersey_ecn_ok(const struct sock *sk)
-{
-	return compat_tcp_ecn_ok(tcp_sk(sk));
-}
 
 /* ownd = ARE * rtt_min / mss, at least 2, at most the cwnd clamp */
 static u32 jersey_ownd_now(const struct sock *sk)
@@ -166,99 +166,81 @@ static u32 jersey_ownd_now(const struct sock *sk)
 	return min(w, max(tp->snd_cwnd_clamp, JERSEY_OWND_MIN));
 }
 
-static void jersey_record(struct sock *sk, const struct jersey_decision *d,
-			  u32 cwnd_before)
-{
-	struct jersey *ca = inet_csk_ca(sk);
-
-	switch (d->cause) {
-	case JERSEY_CAUSE_ECN:
-		ca->n.ecn++;
-		break;
-	case JERSEY_CAUSE_RTO_WIRELESS:
-	case JERSEY_CAUSE_RTO_CONGESTION:
-		ca->n.rto++;
-		fallthrough;
-	default:
-		if (jersey_cause_is_wireless(d->cause))
-			ca->n.wireless++;
-		else
-			ca->n.congestion++;
-	}
-	trace_jersey_loss(sk, d, cwnd_before, jersey_rate_bps(ca->est.are),
-			  ca->rtt_min, &ca->n);
-}
-
-/*
- * During CWR/Recovery the kernel (PRR) steers cwnd to snd_ssthresh and sets
- * cwnd = snd_ssthresh when the reduction ends; then ssthresh becomes
- * @ssthresh (jersey_cwnd_event()).
- */
-static void jersey_reduce_to(struct sock *sk, u32 cwnd, u32 ssthresh)
-{
-	struct jersey *ca = inet_csk_ca(sk);
-
-	tcp_sk(sk)->snd_ssthresh = max(cwnd, JERSEY_OWND_MIN);
-	ca->ss_after = ssthresh;
-	ca->ss_fix = 1;
-}
-
-/* ssthresh in force before the kernel asked .ssthresh for a new one */
-static u32 jersey_old_ssthresh(const struct sock *sk)
+static void jersey_record(struct sock *sk, u8 ev,
+			  const struct jersey_decision *d, u32 cwnd_before)
 {
 	const struct jersey *ca = inet_csk_ca(sk);
 
-	return ca->ss_saved ? ca->ss_prev : tcp_sk(sk)->snd_ssthresh;
+	trace_jersey_loss(sk, ev, d, cwnd_before, jersey_rate_bps(ca->est.are),
+			  ca->rtt_min);
 }
 
-/* entering CWR because of ECE: rate control */
-static void jersey_rate_control(struct sock *sk)
+/* is a loss now (without ECE) congestion?  lossclass_core.h */
+static bool jersey_congested(const struct sock *sk, u32 cwnd)
 {
-	u32 cwnd = tcp_snd_cwnd(tcp_sk(sk));
-	struct jersey_decision d;
+	const struct jersey *ca = inet_csk_ca(sk);
+	struct lc_input in;
 
-	jersey_decide(&d, JERSEY_EV_ECE, true, true, cwnd,
-		      jersey_old_ssthresh(sk), jersey_ownd_now(sk));
-	jersey_reduce_to(sk, d.cwnd, d.ssthresh);
-	jersey_record(sk, &d, cwnd);
+	cc_lc_input(sk, &ca->g, &ca->m, cwnd, &in);
+	return lc_congestion(&in, ca->classify);
 }
 
-/* entering Recovery (or CWR without ECE: a loss repaired by a TLP) */
-static void jersey_loss(struct sock *sk)
+/*
+ * A decision of jersey_decide() for @ev with the socket's state.  In the
+ * safe mode losses are told apart with or without ECN (ECN adds the CE
+ * signal); in the paper's, only with ECN.
+ */
+static void jersey_decide_now(struct sock *sk, struct jersey_decision *d,
+			      u8 ev, u32 cwnd, u32 ssthresh)
+{
+	struct jersey *ca = inet_csk_ca(sk);
+	u32 ownd = jersey_ownd_now(sk);
+	bool differ = cc_ecn_ok(sk) || ca->classify == LC_SAFE;
+
+	jersey_decide(d, ev, differ, jersey_congested(sk, cwnd), cwnd,
+		      ssthresh, ownd);
+}
+
+/* after a congestion response from @before to @after: the fair increase */
+static void jersey_responded(struct sock *sk, u32 before, u32 after)
+{
+	struct jersey *ca = inet_csk_ca(sk);
+
+	cc_glue_answered(&ca->g);
+	if (ca->classify == LC_SAFE)
+		ca->ai = lc_ai_gain(before, after);
+}
+
+/* entering CWR (ECE, TLP, local congestion) or Recovery */
+static void jersey_reduce(struct sock *sk, u8 ev)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct jersey *ca = inet_csk_ca(sk);
 	/* no .ssthresh call: already in CWR, a reduction is under way */
-	bool reducing = !ca->ss_saved;
+	bool reducing = cc_glue_reducing(&ca->g);
 	u32 cwnd = tcp_snd_cwnd(tp);
 	struct jersey_decision d;
 
-	jersey_decide(&d, JERSEY_EV_LOSS, jersey_ecn_ok(sk), ca->congested,
-		      cwnd, jersey_old_ssthresh(sk), jersey_ownd_now(sk));
-	if (!jersey_cause_is_wireless(d.cause)) {
+	if (ev == CC_EV_ECE && cc_glue_ece_echo(sk, &ca->g)) {
+		/* an echo of a mark answered in the recovery before: hold */
+		cc_glue_reduce_to(sk, &ca->g, cwnd,
+				  cc_glue_old_ssthresh(sk, &ca->g));
+		return;
+	}
+	jersey_decide_now(sk, &d, ev, cwnd, cc_glue_old_ssthresh(sk, &ca->g));
+	if (d.cause == JERSEY_CAUSE_WIRELESS) {
+		/* explicit retransmit: hold cwnd and ssthresh */
+		if (!reducing)
+			cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
+	} else {
 		if (reducing)	/* never raise the target of a reduction */
 			d.cwnd = min(d.cwnd, tp->snd_ssthresh);
-		d.ssthresh = d.cwnd;
-		jersey_reduce_to(sk, d.cwnd, d.ssthresh);
-	} else if (!reducing) {
-		/* explicit retransmit: hold cwnd and ssthresh */
-		jersey_reduce_to(sk, d.cwnd, d.ssthresh);
+		if (d.cause != JERSEY_CAUSE_ECN)
+			d.ssthresh = d.cwnd;
+		cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
+		jersey_responded(sk, cwnd, d.cwnd);
 	}
-	jersey_record(sk, &d, cwnd);
-}
-
-/*
- * .set_state(TCP_CA_Loss) comes from tcp_enter_loss() (RTO, SACK reneging),
- * which has just set cwnd = in_flight + 1 and snd_cwnd_cnt = 0, and from
- * tcp_simple_retransmit() (path MTU shrank), which is no loss and leaves
- * cwnd alone.
- */
-static bool jersey_rto_entry(const struct sock *sk)
-{
-	const struct tcp_sock *tp = tcp_sk(sk);
-
-	return !tp->snd_cwnd_cnt &&
-	       tcp_snd_cwnd(tp) == tcp_packets_in_flight(tp) + 1;
+	jersey_record(sk, ev, &d, cwnd);
 }
 
 /* retransmission timeout (appendix B, algorithm 2) */
@@ -270,33 +252,34 @@ static void jersey_rto(struct sock *sk)
 	u32 before = tp->prior_cwnd;
 	struct jersey_decision d;
 
-	jersey_decide(&d, JERSEY_EV_RTO, jersey_ecn_ok(sk), ca->congested,
-		      before, tp->snd_ssthresh, jersey_ownd_now(sk));
-	tcp_snd_cwnd_set(tp, d.cwnd);
-	tp->snd_ssthresh = d.ssthresh;
-	ca->ss_fix = 0;
-	jersey_record(sk, &d, before);
+	jersey_decide_now(sk, &d, CC_EV_RTO, before,
+			  cc_glue_old_ssthresh(sk, &ca->g));
+	cc_glue_set(sk, &ca->g, d.cwnd, d.ssthresh);
+	if (!jersey_cause_is_wireless(d.cause))
+		jersey_responded(sk, before, d.cwnd > 1 ? d.cwnd : before / 2);
+	jersey_record(sk, CC_EV_RTO, &d, before);
 }
 
 /* ECE while in Recovery or Loss, where the kernel does not react to it */
-static void jersey_ece_in_recovery(struct sock *sk)
+static void jersey_late_ece(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
+	struct jersey *ca = inet_csk_ca(sk);
 	u32 cwnd = tcp_snd_cwnd(tp);
 	struct jersey_decision d;
 
 	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss) {
-		jersey_decide(&d, JERSEY_EV_ECE, true, true, cwnd,
-			      tp->snd_ssthresh, jersey_ownd_now(sk));
-		tcp_snd_cwnd_set(tp, d.cwnd);
-		tp->snd_ssthresh = d.ssthresh;
+		jersey_decide_now(sk, &d, CC_EV_ECE, cwnd, tp->snd_ssthresh);
+		cc_glue_set(sk, &ca->g, d.cwnd, d.ssthresh);
 	} else {
 		/* Recovery: snd_ssthresh is the cwnd target of PRR */
-		jersey_decide(&d, JERSEY_EV_ECE, true, true, tp->snd_ssthresh,
-			      tp->snd_ssthresh, jersey_ownd_now(sk));
-		jersey_reduce_to(sk, d.cwnd, d.ssthresh);
+		jersey_decide_now(sk, &d, CC_EV_ECE, tp->snd_ssthresh,
+				  tp->snd_ssthresh);
+		cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
 	}
-	jersey_record(sk, &d, cwnd);
+	cc_glue_ece_answered(sk, &ca->g);
+	jersey_responded(sk, cwnd, min(d.cwnd, cwnd));
+	jersey_record(sk, CC_EV_ECE, &d, cwnd);
 }
 
 static struct tcp_congestion_ops tcp_jersey_noecn;
@@ -307,38 +290,44 @@ static void jersey_init(struct sock *sk)
 	struct jersey *ca = inet_csk_ca(sk);
 	u32 rtt = tcp_min_rtt(tp);
 
-	/*
-	 * We asked for ECN (TCP_CONG_NEEDS_ECN) and the peer declined: like
-	 * dctcp-reno, continue without the flag so that the caller
-	 * (tcp_init_congestion_control) stops sending ECT packets, which a
-	 * marking gateway would otherwise mark instead of drop with nobody
-	 * reacting.  Without ECN every loss is a congestion loss (AIAD).
-	 */
-	if (!jersey_ecn_ok(sk) &&
-	    (inet_csk(sk)->icsk_ca_ops->flags & TCP_CONG_NEEDS_ECN)) {
-		inet_csk(sk)->icsk_ca_ops = &tcp_jersey_noecn;
-		INET_ECN_dontxmit(sk);
-	}
-
+	/* without ECN every loss is a congestion loss (AIAD) */
+	cc_noecn_fallback(sk, &tcp_jersey_noecn);
 	memset(ca, 0, sizeof(*ca));
+	cc_glue_init(&ca->g);
 	jersey_est_init(&ca->est, tp->tcp_mstamp);
 	ca->rtt_min = rtt == ~0U ? 0 : rtt;
 	ca->delivered = tp->delivered;
 	ca->mode = READ_ONCE(jersey_estimator);
 	ca->filter = READ_ONCE(jersey_filter_type);
+	ca->classify = READ_ONCE(jersey_classify);
+	ca->ai = LC_AI_ONE;
 }
 
 /* called for every ACK before the kernel's loss/ECN processing */
 static void jersey_in_ack_event(struct sock *sk, u32 flags)
 {
 	struct jersey *ca = inet_csk_ca(sk);
-	bool ece = (flags & CA_ACK_ECE) && jersey_ecn_ok(sk);
 
-	ca->ss_saved = 0;
-	if (ece && !ca->congested &&
-	    inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery)
-		jersey_ece_in_recovery(sk);
-	ca->congested = ece;
+	cc_glue_ack(sk, &ca->g, flags);
+	cc_marks_ack(sk, &ca->m, &ca->g);
+	if (cc_glue_late_ece(sk, &ca->g))
+		jersey_late_ece(sk);
+}
+
+/* Reno slow start; congestion avoidance adds ai segments per RTT */
+static void jersey_cong_avoid(struct sock *sk, u32 ack, u32 acked)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	const struct jersey *ca = inet_csk_ca(sk);
+
+	if (!tcp_is_cwnd_limited(sk))
+		return;
+	if (tcp_in_slow_start(tp)) {
+		acked = tcp_slow_start(tp, acked);
+		if (!acked)
+			return;
+	}
+	tcp_cong_avoid_ai(tp, lc_ai_window(tcp_snd_cwnd(tp), ca->ai), acked);
 }
 
 /* called for every ACK that finds data outstanding: RTT and ARE samples */
@@ -368,9 +357,8 @@ static void jersey_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 }
 
 /*
- * Entering CWR, Recovery or Loss.  Only records the old ssthresh and
- * proposes the loss answer; .set_state, which knows the state entered,
- * makes the decision.
+ * Entering CWR, Recovery or Loss: the target of the reduction as if it were
+ * a loss; .set_state, which knows the state entered, makes the decision.
  */
 static u32 jersey_ssthresh(struct sock *sk)
 {
@@ -378,10 +366,9 @@ static u32 jersey_ssthresh(struct sock *sk)
 	struct jersey *ca = inet_csk_ca(sk);
 	struct jersey_decision d;
 
-	ca->ss_prev = tp->snd_ssthresh;
-	ca->ss_saved = 1;
-	jersey_decide(&d, JERSEY_EV_LOSS, jersey_ecn_ok(sk), ca->congested,
-		      tcp_snd_cwnd(tp), tp->snd_ssthresh, jersey_ownd_now(sk));
+	cc_glue_ssthresh(sk, &ca->g);
+	jersey_decide_now(sk, &d, CC_EV_DUPACK, tcp_snd_cwnd(tp),
+			  tp->snd_ssthresh);
 	return max(d.cwnd, JERSEY_OWND_MIN);
 }
 
@@ -389,33 +376,20 @@ static u32 jersey_ssthresh(struct sock *sk)
 static void jersey_set_state(struct sock *sk, u8 new_state)
 {
 	struct jersey *ca = inet_csk_ca(sk);
+	int ev = cc_glue_event(sk, &ca->g, new_state);
 
-	switch (new_state) {
-	case TCP_CA_CWR:
-		if (ca->congested && jersey_ecn_ok(sk))
-			jersey_rate_control(sk);
-		else
-			jersey_loss(sk);
-		break;
-	case TCP_CA_Recovery:
-		jersey_loss(sk);
-		break;
-	case TCP_CA_Loss:
-		if (jersey_rto_entry(sk))
-			jersey_rto(sk);
-		break;
-	}
-	ca->ss_saved = 0;
+	if (ev == CC_EV_RTO)
+		jersey_rto(sk);
+	else if (ev >= 0)
+		jersey_reduce(sk, ev);
+	cc_glue_state_done(&ca->g);
 }
 
 static void jersey_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
 	struct jersey *ca = inet_csk_ca(sk);
 
-	if (ev == CA_EVENT_COMPLETE_CWR && ca->ss_fix) {
-		tcp_sk(sk)->snd_ssthresh = ca->ss_after;
-		ca->ss_fix = 0;
-	}
+	cc_glue_cwnd_event(sk, &ca->g, ev);
 }
 
 /* spurious loss: the kernel restores prior_ssthresh, we restore cwnd */
@@ -423,8 +397,7 @@ static u32 jersey_undo_cwnd(struct sock *sk)
 {
 	struct jersey *ca = inet_csk_ca(sk);
 
-	ca->ss_fix = 0;
-	return tcp_reno_undo_cwnd(sk);
+	return cc_glue_undo(sk, &ca->g);
 }
 
 /* ss -tin: "bbr:(bw:<ARE>,mrtt:<rtt_min>)" */
@@ -449,7 +422,7 @@ static size_t jersey_get_info(struct sock *sk, u32 ext, int *attr,
 static struct tcp_congestion_ops tcp_jersey __read_mostly = {
 	.init		= jersey_init,
 	.ssthresh	= jersey_ssthresh,
-	.cong_avoid	= tcp_reno_cong_avoid,
+	.cong_avoid	= jersey_cong_avoid,
 	.set_state	= jersey_set_state,
 	.cwnd_event	= jersey_cwnd_event,
 	.in_ack_event	= jersey_in_ack_event,
@@ -462,25 +435,14 @@ static struct tcp_congestion_ops tcp_jersey __read_mostly = {
 };
 
 /* what a connection continues with when ECN was requested but declined */
-static struct tcp_congestion_ops tcp_jersey_noecn __read_mostly = {
-	.init		= jersey_init,
-	.ssthresh	= jersey_ssthresh,
-	.cong_avoid	= tcp_reno_cong_avoid,
-	.set_state	= jersey_set_state,
-	.cwnd_event	= jersey_cwnd_event,
-	.in_ack_event	= jersey_in_ack_event,
-	.pkts_acked	= jersey_pkts_acked,
-	.undo_cwnd	= jersey_undo_cwnd,
-	.get_info	= jersey_get_info,
-	.owner		= THIS_MODULE,
-	.name		= "jersey-noecn",
-};
+static struct tcp_congestion_ops tcp_jersey_noecn __read_mostly;
 
 static int __init jersey_register(void)
 {
 	BUILD_BUG_ON(sizeof(struct jersey) > ICSK_CA_PRIV_SIZE);
 	if (!jersey_needs_ecn)
 		tcp_jersey.flags &= ~TCP_CONG_NEEDS_ECN;
+	cc_make_noecn(&tcp_jersey_noecn, &tcp_jersey, "jersey-noecn");
 	return tcp_register_congestion_control(&tcp_jersey);
 }
 

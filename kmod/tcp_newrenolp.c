@@ -18,17 +18,21 @@
  * tp->packets_out (RFC 5681: data outstanding) at the event.  With ECN
  * negotiated (net.ipv4.tcp_ecn; this module does not request it) an ECE is
  * a congestion signal answered by halving (CWR).  A loss repaired by a tail
- * loss probe (the kernel enters CWR) is classified like a DUPACK loss.
- * The kernel calls .ssthresh when it enters CWR, Recovery or Loss, then
- * .set_state with the state entered; .ssthresh decides, .set_state records
- * (tracepoint newrenolp:newrenolp_loss) and, for an RTO, sets cwnd = 1.
- * Between events: Reno slow start / congestion avoidance; .undo_cwnd as Reno.
+ * loss probe (the kernel enters CWR) is classified like a DUPACK loss; CWR
+ * entered because our own qdisc refused a packet is congestion.  The kernel
+ * calls .ssthresh when it enters CWR, Recovery or Loss, then .set_state with
+ * the state entered; the shared glue (cc_glue.h) tells which event it was
+ * (a timeout only from CA_EVENT_LOSS: backed-off timeouts and path MTU
+ * drops are none); .set_state decides, records (tracepoint
+ * newrenolp:newrenolp_loss) and, for an RTO, sets cwnd = 1.  Between
+ * events: Reno slow start / congestion avoidance; .undo_cwnd as Reno.
  *
  * Parameters alpha and beta (segments, defaults 1 and 3, the paper's best)
  * apply to connections opened after they are set; 0 <= alpha < beta <= 1000.
- * rtt = latest (default, SPEC.md: every ACK's RTT sample) or min (Vegas'
- * own measurement: once per round trip, the minimum RTT sample of the round;
- * see newrenolp_core.h), also for new connections.
+ * rtt = min (default: Vegas' own measurement, once per round trip the
+ * minimum RTT sample of the round, see newrenolp_core.h; better accuracy and
+ * goodput at every point measured) or latest (the paper's wording: every
+ * ACK's RTT sample), also for new connections.
  *
  * Observability: .get_info fills INET_DIAG_VEGASINFO: tcpv_enabled = 1,
  * tcpv_rttcnt = the classification (1 = congested), tcpv_rtt = the latest
@@ -40,11 +44,9 @@
 #include <linux/inet_diag.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
-#include <linux/string.h>
 #include <net/tcp.h>
 
-#include "compat.h"
+#include "cc_glue.h"
 #include "newrenolp_core.h"
 
 #define CREATE_TRACE_POINTS
@@ -52,48 +54,22 @@
 
 struct nrlp {
 	struct nrlp_pred pred;		/* Vegas predictor */
-	struct nrlp_counts n;		/* decisions so far */
-	struct nrlp_decision d;		/* decided by .ssthresh */
+	struct nrlp_decision d;		/* the latest decision */
+	struct nrlp_round round;	/* rtt=min: this round's minimum */
+	struct cc_glue g;		/* events and reductions (cc_glue.h) */
 	u32	cwnd_before;		/* cwnd when .ssthresh ran */
 	u32	flight;			/* FlightSize when .ssthresh ran */
-	struct nrlp_round round;	/* rtt=min: this round's minimum */
 	u16	alpha;			/* thresholds of this connection */
 	u16	beta;
-	u8	ece:1,			/* the latest ACK carried ECE */
-		pending:1,		/* d is valid (.ssthresh just ran) */
-		round_min:1;		/* rtt=min */
+	u8	round_min:1;		/* rtt=min */
 };
 
 static unsigned int nrlp_alpha = 1;
 static unsigned int nrlp_beta = 3;
 static bool nrlp_live;		/* module initialised: check the pair */
-static int nrlp_rtt_mode;	/* 0 = latest sample, 1 = round minimum */
+static int nrlp_rtt_mode = 1;	/* 0 = latest sample, 1 = round minimum */
 
 static const char * const nrlp_rtt_names[] = { "latest", "min" };
-
-static int nrlp_rtt_set(const char *val, const struct kernel_param *kp)
-{
-	int i = sysfs_match_string(nrlp_rtt_names, val);
-
-	if (i < 0) {
-		pr_err("invalid rtt '%.*s': use latest or min\n",
-		       (int)strcspn(val, "\n"), val);
-		return -EINVAL;
-	}
-	WRITE_ONCE(*(int *)kp->arg, i);
-	return 0;
-}
-
-static int nrlp_rtt_get(char *buf, const struct kernel_param *kp)
-{
-	return scnprintf(buf, PAGE_SIZE, "%s\n",
-			 nrlp_rtt_names[READ_ONCE(*(int *)kp->arg)]);
-}
-
-static const struct kernel_param_ops nrlp_rtt_ops = {
-	.set = nrlp_rtt_set,
-	.get = nrlp_rtt_get,
-};
 
 static int nrlp_thresh_set(const char *val, const struct kernel_param *kp)
 {
@@ -127,23 +103,15 @@ MODULE_PARM_DESC(alpha,
 module_param_cb(beta, &nrlp_thresh_ops, &nrlp_beta, 0644);
 MODULE_PARM_DESC(beta,
 		 "Vegas predictor: V >= beta segments means congested [3]; alpha < beta <= 1000");
-module_param_cb(rtt, &nrlp_rtt_ops, &nrlp_rtt_mode, 0644);
-MODULE_PARM_DESC(rtt,
-		 "RTT of the predictor: latest (every ACK's sample, default) or min (per round trip, its minimum, as Vegas)");
+CC_PARAM_ENUM(rtt, nrlp_rtt_mode, nrlp_rtt_names,
+	      "RTT of the predictor: min (per round trip, its minimum, as Vegas; default) or latest (every ACK's sample, the paper's wording)");
 
-static bool nrlp_ecn_ok(const struct sock *sk)
-{
-	return compat_tcp_ecn_ok(tcp_sk(sk));
-}
-
-static void nrlp_record(struct sock *sk, u8 ev, const struct nrlp_decision *d,
-			u32 cwnd_before, u32 flight)
+static void nrlp_record(struct sock *sk, u8 ev)
 {
 	struct nrlp *ca = inet_csk_ca(sk);
 
-	nrlp_count(&ca->n, ev, d);
-	trace_newrenolp_loss(sk, ev, d, cwnd_before, flight, &ca->pred,
-			     &ca->n);
+	trace_newrenolp_loss(sk, ev, &ca->d, ca->cwnd_before, ca->flight,
+			     &ca->pred);
 }
 
 static void nrlp_init(struct sock *sk)
@@ -152,6 +120,7 @@ static void nrlp_init(struct sock *sk)
 	u32 rtt = tcp_min_rtt(tcp_sk(sk));
 
 	memset(ca, 0, sizeof(*ca));
+	cc_glue_init(&ca->g);
 	ca->pred.rtt_min = rtt == ~0U ? 0 : min(rtt, NRLP_RTT_MAX_US);
 	ca->alpha = READ_ONCE(nrlp_alpha);
 	ca->beta = READ_ONCE(nrlp_beta);
@@ -162,8 +131,7 @@ static void nrlp_in_ack_event(struct sock *sk, u32 flags)
 {
 	struct nrlp *ca = inet_csk_ca(sk);
 
-	ca->pending = 0;
-	ca->ece = (flags & CA_ACK_ECE) && nrlp_ecn_ok(sk);
+	cc_glue_ack(sk, &ca->g, flags);
 }
 
 /* every ACK that acknowledged or SACKed data: the predictor */
@@ -181,27 +149,18 @@ static void nrlp_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	nrlp_sample(&ca->pred, rtt, tcp_snd_cwnd(tp), ca->alpha, ca->beta);
 }
 
-/* entering CWR, Recovery or Loss: classify and answer */
+/* entering CWR, Recovery or Loss: classify as a loss (or ECE) */
 static u32 nrlp_ssthresh(struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct nrlp *ca = inet_csk_ca(sk);
 
+	cc_glue_ssthresh(sk, &ca->g);
 	ca->cwnd_before = tcp_snd_cwnd(tp);
 	ca->flight = tp->packets_out;
-	nrlp_decide(&ca->d, ca->ece ? NRLP_EV_ECE : NRLP_EV_LOSS,
+	nrlp_decide(&ca->d, ca->g.ece ? CC_EV_ECE : CC_EV_DUPACK,
 		    ca->pred.congested, ca->cwnd_before, ca->flight);
-	ca->pending = 1;
 	return ca->d.ssthresh;
-}
-
-/* as jersey_rto_entry(): tcp_enter_loss() set cwnd = in_flight + 1 */
-static bool nrlp_rto_entry(const struct sock *sk)
-{
-	const struct tcp_sock *tp = tcp_sk(sk);
-
-	return !tp->snd_cwnd_cnt &&
-	       tcp_snd_cwnd(tp) == tcp_packets_in_flight(tp) + 1;
 }
 
 /* entering a state without a .ssthresh call: a reduction is under way */
@@ -215,42 +174,50 @@ static void nrlp_continuing(struct sock *sk, u8 ev)
 	ca->d.cause = ca->pred.congested ? NRLP_CAUSE_CONGESTION :
 					   NRLP_CAUSE_WIRELESS;
 	ca->d.ssthresh = tp->snd_ssthresh;
-	ca->d.cwnd = ev == NRLP_EV_RTO ? 1 : tp->snd_ssthresh;
+	ca->d.cwnd = tp->snd_ssthresh;
 }
 
 static void nrlp_set_state(struct sock *sk, u8 new_state)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct nrlp *ca = inet_csk_ca(sk);
-	u8 ev;
+	int ev = cc_glue_event(sk, &ca->g, new_state);
 
-	switch (new_state) {
-	case TCP_CA_CWR:
-		ev = ca->ece ? NRLP_EV_ECE : NRLP_EV_TLP;
-		break;
-	case TCP_CA_Recovery:
-		ev = NRLP_EV_LOSS;
-		break;
-	case TCP_CA_Loss:
-		if (!nrlp_rto_entry(sk))
-			goto out;
-		ev = NRLP_EV_RTO;
-		break;
-	default:
+	if (ev < 0)
 		goto out;
-	}
-	if (!ca->pending)
+	if (ev == CC_EV_DUPACK && ca->g.ece)
+		ev = CC_EV_ECE;		/* the loss came with a CE echo */
+	if (cc_glue_reducing(&ca->g)) {
 		nrlp_continuing(sk, ev);
-	else if (ev == NRLP_EV_RTO)	/* .ssthresh assumed a DUPACK loss */
+	} else {
+		/* .ssthresh decided for a DUPACK loss or ECE */
 		nrlp_decide(&ca->d, ev, ca->pred.congested, ca->cwnd_before,
 			    ca->flight);
-	if (ev == NRLP_EV_RTO) {
-		ca->cwnd_before = tp->prior_cwnd;
-		tcp_snd_cwnd_set(tp, 1);
+		if (ev == CC_EV_RTO) {
+			ca->cwnd_before = tp->prior_cwnd;
+			cc_glue_set(sk, &ca->g, ca->d.cwnd, ca->d.ssthresh);
+		} else {
+			cc_glue_reduce_to(sk, &ca->g, ca->d.cwnd,
+					  ca->d.ssthresh);
+		}
 	}
-	nrlp_record(sk, ev, &ca->d, ca->cwnd_before, ca->flight);
+	nrlp_record(sk, ev);
 out:
-	ca->pending = 0;
+	cc_glue_state_done(&ca->g);
+}
+
+static void nrlp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
+{
+	struct nrlp *ca = inet_csk_ca(sk);
+
+	cc_glue_cwnd_event(sk, &ca->g, ev);
+}
+
+static u32 nrlp_undo_cwnd(struct sock *sk)
+{
+	struct nrlp *ca = inet_csk_ca(sk);
+
+	return cc_glue_undo(sk, &ca->g);
 }
 
 /* ss -tin: VEGASINFO, rtt = the predictor's latest RTT */
@@ -275,9 +242,10 @@ static struct tcp_congestion_ops tcp_newrenolp __read_mostly = {
 	.ssthresh	= nrlp_ssthresh,
 	.cong_avoid	= tcp_reno_cong_avoid,
 	.set_state	= nrlp_set_state,
+	.cwnd_event	= nrlp_cwnd_event,
 	.in_ack_event	= nrlp_in_ack_event,
 	.pkts_acked	= nrlp_pkts_acked,
-	.undo_cwnd	= tcp_reno_undo_cwnd,
+	.undo_cwnd	= nrlp_undo_cwnd,
 	.get_info	= nrlp_get_info,
 	.owner		= THIS_MODULE,
 	.name		= "newrenolp",

@@ -3,10 +3,9 @@
  * Tracepoints of the TCP BaLDE congestion control (system "balde"):
  *
  *   balde:balde_loss    one per decision: loss (3rd DUPACK), RTO,
- *                       TLP-repaired loss or ECE, with the LDEA
- *                       classification, eBw (bytes/s), ocwnd, the Vegas V
- *                       (1/1000 segment), rtt, rtt_min (us) and the
- *                       per-socket running totals
+ *                       TLP-repaired loss, local congestion or ECE, with
+ *                       the LDEA classification, eBw (bytes/s), ocwnd, the
+ *                       Vegas V (1/1000 segment), rtt and rtt_min (us)
  *   balde:balde_sample  one per SARBE sample: Bw, its interval, the filter
  *                       gain a (Q16) and the new eBw
  *
@@ -19,29 +18,15 @@
 #if !defined(_TRACE_BALDE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _TRACE_BALDE_H
 
-#include <linux/ipv6.h>
-#include <linux/tcp.h>
 #include <linux/tracepoint.h>
-#include <net/ipv6.h>
-#include <net/tcp.h>
-#include <trace/events/net_probe_common.h>
 #include "compat.h"
+#include "trace_cc.h"
 #include "balde_core.h"
 
-TRACE_DEFINE_ENUM(BALDE_EV_LOSS);
-TRACE_DEFINE_ENUM(BALDE_EV_RTO);
-TRACE_DEFINE_ENUM(BALDE_EV_ECE);
-TRACE_DEFINE_ENUM(BALDE_EV_TLP);
+CC_TRACE_DEFINE_EVENTS;
 TRACE_DEFINE_ENUM(BALDE_CAUSE_WIRELESS);
 TRACE_DEFINE_ENUM(BALDE_CAUSE_CONGESTION);
 TRACE_DEFINE_ENUM(BALDE_CAUSE_ECN);
-
-#define show_balde_event(e)						\
-	__print_symbolic(e,						\
-		{ BALDE_EV_LOSS,	"dupack" },			\
-		{ BALDE_EV_RTO,		"rto" },			\
-		{ BALDE_EV_ECE,		"ece" },			\
-		{ BALDE_EV_TLP,		"tlp" })
 
 #define show_balde_cause(c)						\
 	__print_symbolic(c,						\
@@ -52,17 +37,13 @@ TRACE_DEFINE_ENUM(BALDE_CAUSE_ECN);
 TRACE_EVENT(balde_loss,
 
 	TP_PROTO(const struct sock *sk, u8 ev, const struct balde_decision *d,
-		 u32 cwnd_before, u32 ebw, u32 ocwnd,
-		 const struct nrlp_pred *p, const struct balde_counts *n),
+		 u32 cwnd_before, u64 ebw, u32 ocwnd,
+		 const struct nrlp_pred *p),
 
-	TP_ARGS(sk, ev, d, cwnd_before, ebw, ocwnd, p, n),
+	TP_ARGS(sk, ev, d, cwnd_before, ebw, ocwnd, p),
 
 	TP_STRUCT__entry(
-		/* sockaddr_in6 is always bigger than sockaddr_in */
-		__array(__u8, saddr, sizeof(struct sockaddr_in6))
-		__array(__u8, daddr, sizeof(struct sockaddr_in6))
-		__field(__u16, sport)
-		__field(__u16, dport)
+		CC_TP_SOCK_ENTRY
 		__field(__u32, snd_una)
 		__field(__u64, una_tx)
 		__field(__u64, now)
@@ -71,25 +52,15 @@ TRACE_EVENT(balde_loss,
 		__field(__u32, cwnd_before)
 		__field(__u32, cwnd_after)
 		__field(__u32, ssthresh)
-		__field(__u32, ebw)
+		__field(__u64, ebw)
 		__field(__u32, ocwnd)
 		__field(__u32, v_milli)
 		__field(__u32, rtt)
 		__field(__u32, rtt_min)
-		__field(__u32, n_wireless)
-		__field(__u32, n_congestion)
-		__field(__u32, n_rto)
-		__field(__u32, n_ss_exits)
 	),
 
 	TP_fast_assign(
-		const struct inet_sock *inet = inet_sk(sk);
-
-		memset(__entry->saddr, 0, sizeof(struct sockaddr_in6));
-		memset(__entry->daddr, 0, sizeof(struct sockaddr_in6));
-		TP_STORE_ADDR_PORTS(__entry, inet, sk);
-		__entry->sport = ntohs(inet->inet_sport);
-		__entry->dport = ntohs(inet->inet_dport);
+		CC_TP_SOCK_ASSIGN(sk);
 		__entry->snd_una = tcp_sk(sk)->snd_una;
 		__entry->una_tx = compat_una_tx_us(sk);
 		__entry->now = tcp_sk(sk)->tcp_mstamp;
@@ -103,50 +74,35 @@ TRACE_EVENT(balde_loss,
 		__entry->v_milli = p->v_milli;
 		__entry->rtt = p->rtt;
 		__entry->rtt_min = p->rtt_min;
-		__entry->n_wireless = n->wireless;
-		__entry->n_congestion = n->congestion;
-		__entry->n_rto = n->rto;
-		__entry->n_ss_exits = n->ss_exits;
 	),
 
-	TP_printk("src=%pISpc dest=%pISpc snd_una=%u una_tx=%llu now=%llu kind=%s cause=%s cwnd=%u->%u ssthresh=%u ebw=%u ocwnd=%u v_milli=%u rtt=%u rtt_min=%u wireless=%u congestion=%u rto=%u ss_exits=%u",
-		  __entry->saddr, __entry->daddr, __entry->snd_una,
+	TP_printk(CC_TP_SOCK_FMT " snd_una=%u una_tx=%llu now=%llu kind=%s cause=%s cwnd=%u->%u ssthresh=%u ebw=%llu ocwnd=%u v_milli=%u rtt=%u rtt_min=%u",
+		  CC_TP_SOCK_ARGS, __entry->snd_una,
 		  __entry->una_tx, __entry->now,
-		  show_balde_event(__entry->ev),
+		  show_cc_event(__entry->ev),
 		  show_balde_cause(__entry->cause),
 		  __entry->cwnd_before, __entry->cwnd_after,
 		  __entry->ssthresh, __entry->ebw, __entry->ocwnd,
-		  __entry->v_milli, __entry->rtt, __entry->rtt_min,
-		  __entry->n_wireless, __entry->n_congestion,
-		  __entry->n_rto, __entry->n_ss_exits)
+		  __entry->v_milli, __entry->rtt, __entry->rtt_min)
 );
 
 TRACE_EVENT(balde_sample,
 
-	TP_PROTO(const struct sock *sk, const struct balde_sample *s, u32 ebw),
+	TP_PROTO(const struct sock *sk, const struct balde_sample *s, u64 ebw),
 
 	TP_ARGS(sk, s, ebw),
 
 	TP_STRUCT__entry(
-		__array(__u8, saddr, sizeof(struct sockaddr_in6))
-		__array(__u8, daddr, sizeof(struct sockaddr_in6))
-		__field(__u16, sport)
-		__field(__u16, dport)
-		__field(__u32, bw)
+		CC_TP_SOCK_ENTRY
+		__field(__u64, bw)
 		__field(__u32, span)
 		__field(__u32, gain)
-		__field(__u32, ebw)
+		__field(__u64, ebw)
 		__field(__u8, ts)
 	),
 
 	TP_fast_assign(
-		const struct inet_sock *inet = inet_sk(sk);
-
-		memset(__entry->saddr, 0, sizeof(struct sockaddr_in6));
-		memset(__entry->daddr, 0, sizeof(struct sockaddr_in6));
-		TP_STORE_ADDR_PORTS(__entry, inet, sk);
-		__entry->sport = ntohs(inet->inet_sport);
-		__entry->dport = ntohs(inet->inet_dport);
+		CC_TP_SOCK_ASSIGN(sk);
 		__entry->bw = s->bw;
 		__entry->span = s->span_us;
 		__entry->gain = s->gain;
@@ -154,8 +110,8 @@ TRACE_EVENT(balde_sample,
 		__entry->ts = s->ts;
 	),
 
-	TP_printk("src=%pISpc dest=%pISpc est=%s bw=%u span=%u gain=%u ebw=%u",
-		  __entry->saddr, __entry->daddr,
+	TP_printk(CC_TP_SOCK_FMT " est=%s bw=%llu span=%u gain=%u ebw=%llu",
+		  CC_TP_SOCK_ARGS,
 		  __entry->ts ? "ts" : "ack", __entry->bw, __entry->span,
 		  __entry->gain, __entry->ebw)
 );

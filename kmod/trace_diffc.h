@@ -3,8 +3,8 @@
  * Tracepoints of the Diff-C-TCP congestion control (system "diffc"):
  *
  *   diffc:diffc_loss   one per decision: ECE halving, loss (3rd DUPACK),
- *                      RTO or TLP-repaired loss, held or halved/reset, with
- *                      the per-socket running totals
+ *                      RTO, TLP-repaired loss or local congestion, held or
+ *                      halved/reset, with the per-socket running totals
  *
  * una_tx is the local time (CLOCK_MONOTONIC us) of the last transmission of
  * the segment at snd_una, now the time of the decision (same clock).
@@ -15,29 +15,15 @@
 #if !defined(_TRACE_DIFFC_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _TRACE_DIFFC_H
 
-#include <linux/ipv6.h>
-#include <linux/tcp.h>
 #include <linux/tracepoint.h>
-#include <net/ipv6.h>
-#include <net/tcp.h>
-#include <trace/events/net_probe_common.h>
 #include "compat.h"
+#include "trace_cc.h"
 #include "diffc_core.h"
 
-TRACE_DEFINE_ENUM(DIFFC_EV_ECE);
-TRACE_DEFINE_ENUM(DIFFC_EV_LOSS);
-TRACE_DEFINE_ENUM(DIFFC_EV_RTO);
-TRACE_DEFINE_ENUM(DIFFC_EV_TLP);
+CC_TRACE_DEFINE_EVENTS;
 TRACE_DEFINE_ENUM(DIFFC_HOLD);
 TRACE_DEFINE_ENUM(DIFFC_HALVE);
 TRACE_DEFINE_ENUM(DIFFC_RESET);
-
-#define show_diffc_event(e)						\
-	__print_symbolic(e,						\
-		{ DIFFC_EV_ECE,		"ece" },			\
-		{ DIFFC_EV_LOSS,	"dupack" },			\
-		{ DIFFC_EV_RTO,		"rto" },			\
-		{ DIFFC_EV_TLP,		"tlp" })
 
 #define show_diffc_action(a)						\
 	__print_symbolic(a,						\
@@ -53,11 +39,7 @@ TRACE_EVENT(diffc_loss,
 	TP_ARGS(sk, ev, d, cwnd_before, congested, n),
 
 	TP_STRUCT__entry(
-		/* sockaddr_in6 is always bigger than sockaddr_in */
-		__array(__u8, saddr, sizeof(struct sockaddr_in6))
-		__array(__u8, daddr, sizeof(struct sockaddr_in6))
-		__field(__u16, sport)
-		__field(__u16, dport)
+		CC_TP_SOCK_ENTRY
 		__field(__u32, snd_una)
 		__field(__u64, una_tx)
 		__field(__u64, now)
@@ -74,13 +56,7 @@ TRACE_EVENT(diffc_loss,
 	),
 
 	TP_fast_assign(
-		const struct inet_sock *inet = inet_sk(sk);
-
-		memset(__entry->saddr, 0, sizeof(struct sockaddr_in6));
-		memset(__entry->daddr, 0, sizeof(struct sockaddr_in6));
-		TP_STORE_ADDR_PORTS(__entry, inet, sk);
-		__entry->sport = ntohs(inet->inet_sport);
-		__entry->dport = ntohs(inet->inet_dport);
+		CC_TP_SOCK_ASSIGN(sk);
 		__entry->snd_una = tcp_sk(sk)->snd_una;
 		__entry->una_tx = compat_una_tx_us(sk);
 		__entry->now = tcp_sk(sk)->tcp_mstamp;
@@ -96,10 +72,10 @@ TRACE_EVENT(diffc_loss,
 		__entry->n_rto = n->rto;
 	),
 
-	TP_printk("src=%pISpc dest=%pISpc snd_una=%u una_tx=%llu now=%llu kind=%s action=%s ece=%u ecn=%u cwnd=%u->%u ssthresh=%u held=%u halved=%u rto=%u",
-		  __entry->saddr, __entry->daddr, __entry->snd_una,
+	TP_printk(CC_TP_SOCK_FMT " snd_una=%u una_tx=%llu now=%llu kind=%s action=%s ece=%u ecn=%u cwnd=%u->%u ssthresh=%u held=%u halved=%u rto=%u",
+		  CC_TP_SOCK_ARGS, __entry->snd_una,
 		  __entry->una_tx, __entry->now,
-		  show_diffc_event(__entry->ev),
+		  show_cc_event(__entry->ev),
 		  show_diffc_action(__entry->action),
 		  __entry->ece, __entry->ecn_ok,
 		  __entry->cwnd_before, __entry->cwnd_after,

@@ -4,10 +4,10 @@
  * "newrenolp"):
  *
  *   newrenolp:newrenolp_loss  one per decision: loss (3rd DUPACK), RTO,
- *                             TLP-repaired loss or ECE, with the Vegas
- *                             predictor's classification and inputs (V in
- *                             1/1000 segment, rtt and rtt_min in us) and the
- *                             per-socket running totals
+ *                             TLP-repaired loss, local congestion or ECE,
+ *                             with the Vegas predictor's classification and
+ *                             inputs (V in 1/1000 segment, rtt and rtt_min
+ *                             in us)
  *
  * una_tx is the local time (CLOCK_MONOTONIC us) of the last transmission of
  * the segment at snd_una, now the time of the decision (same clock).
@@ -18,29 +18,15 @@
 #if !defined(_TRACE_NEWRENOLP_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _TRACE_NEWRENOLP_H
 
-#include <linux/ipv6.h>
-#include <linux/tcp.h>
 #include <linux/tracepoint.h>
-#include <net/ipv6.h>
-#include <net/tcp.h>
-#include <trace/events/net_probe_common.h>
 #include "compat.h"
+#include "trace_cc.h"
 #include "newrenolp_core.h"
 
-TRACE_DEFINE_ENUM(NRLP_EV_LOSS);
-TRACE_DEFINE_ENUM(NRLP_EV_RTO);
-TRACE_DEFINE_ENUM(NRLP_EV_ECE);
-TRACE_DEFINE_ENUM(NRLP_EV_TLP);
+CC_TRACE_DEFINE_EVENTS;
 TRACE_DEFINE_ENUM(NRLP_CAUSE_WIRELESS);
 TRACE_DEFINE_ENUM(NRLP_CAUSE_CONGESTION);
 TRACE_DEFINE_ENUM(NRLP_CAUSE_ECN);
-
-#define show_nrlp_event(e)						\
-	__print_symbolic(e,						\
-		{ NRLP_EV_LOSS,		"dupack" },			\
-		{ NRLP_EV_RTO,		"rto" },			\
-		{ NRLP_EV_ECE,		"ece" },			\
-		{ NRLP_EV_TLP,		"tlp" })
 
 #define show_nrlp_cause(c)						\
 	__print_symbolic(c,						\
@@ -51,17 +37,12 @@ TRACE_DEFINE_ENUM(NRLP_CAUSE_ECN);
 TRACE_EVENT(newrenolp_loss,
 
 	TP_PROTO(const struct sock *sk, u8 ev, const struct nrlp_decision *d,
-		 u32 cwnd_before, u32 flight, const struct nrlp_pred *p,
-		 const struct nrlp_counts *n),
+		 u32 cwnd_before, u32 flight, const struct nrlp_pred *p),
 
-	TP_ARGS(sk, ev, d, cwnd_before, flight, p, n),
+	TP_ARGS(sk, ev, d, cwnd_before, flight, p),
 
 	TP_STRUCT__entry(
-		/* sockaddr_in6 is always bigger than sockaddr_in */
-		__array(__u8, saddr, sizeof(struct sockaddr_in6))
-		__array(__u8, daddr, sizeof(struct sockaddr_in6))
-		__field(__u16, sport)
-		__field(__u16, dport)
+		CC_TP_SOCK_ENTRY
 		__field(__u32, snd_una)
 		__field(__u64, una_tx)
 		__field(__u64, now)
@@ -74,20 +55,10 @@ TRACE_EVENT(newrenolp_loss,
 		__field(__u32, v_milli)
 		__field(__u32, rtt)
 		__field(__u32, rtt_min)
-		__field(__u32, n_wireless)
-		__field(__u32, n_congestion)
-		__field(__u32, n_rto)
-		__field(__u32, n_ecn)
 	),
 
 	TP_fast_assign(
-		const struct inet_sock *inet = inet_sk(sk);
-
-		memset(__entry->saddr, 0, sizeof(struct sockaddr_in6));
-		memset(__entry->daddr, 0, sizeof(struct sockaddr_in6));
-		TP_STORE_ADDR_PORTS(__entry, inet, sk);
-		__entry->sport = ntohs(inet->inet_sport);
-		__entry->dport = ntohs(inet->inet_dport);
+		CC_TP_SOCK_ASSIGN(sk);
 		__entry->snd_una = tcp_sk(sk)->snd_una;
 		__entry->una_tx = compat_una_tx_us(sk);
 		__entry->now = tcp_sk(sk)->tcp_mstamp;
@@ -100,21 +71,16 @@ TRACE_EVENT(newrenolp_loss,
 		__entry->v_milli = p->v_milli;
 		__entry->rtt = p->rtt;
 		__entry->rtt_min = p->rtt_min;
-		__entry->n_wireless = n->wireless;
-		__entry->n_congestion = n->congestion;
-		__entry->n_rto = n->rto;
-		__entry->n_ecn = n->ecn;
 	),
 
-	TP_printk("src=%pISpc dest=%pISpc snd_una=%u una_tx=%llu now=%llu kind=%s cause=%s cwnd=%u->%u ssthresh=%u flight=%u v_milli=%u rtt=%u rtt_min=%u wireless=%u congestion=%u rto=%u ecn=%u",
-		  __entry->saddr, __entry->daddr, __entry->snd_una,
+	TP_printk(CC_TP_SOCK_FMT " snd_una=%u una_tx=%llu now=%llu kind=%s cause=%s cwnd=%u->%u ssthresh=%u flight=%u v_milli=%u rtt=%u rtt_min=%u",
+		  CC_TP_SOCK_ARGS, __entry->snd_una,
 		  __entry->una_tx, __entry->now,
-		  show_nrlp_event(__entry->ev),
+		  show_cc_event(__entry->ev),
 		  show_nrlp_cause(__entry->cause),
 		  __entry->cwnd_before, __entry->cwnd_after,
 		  __entry->ssthresh, __entry->flight, __entry->v_milli,
-		  __entry->rtt, __entry->rtt_min, __entry->n_wireless,
-		  __entry->n_congestion, __entry->n_rto, __entry->n_ecn)
+		  __entry->rtt, __entry->rtt_min)
 );
 
 #endif /* _TRACE_NEWRENOLP_H */

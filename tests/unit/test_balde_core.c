@@ -126,8 +126,8 @@ static void test_filter_noise(void)
 	CHECK_CMP(sd, <, 0.1 * 625000);
 }
 
-static bool feed(struct balde_est *e, u32 now, u32 bytes, bool has_ts,
-		 u32 tsval, struct balde_sample *s)
+static bool feed64(struct balde_est *e, u64 now, u32 bytes, bool has_ts,
+		   u32 tsval, struct balde_sample *s)
 {
 	struct balde_ack a = {
 		.now_us = now, .bytes = bytes, .tsval = tsval, .tick_us = 1000,
@@ -135,6 +135,12 @@ static bool feed(struct balde_est *e, u32 now, u32 bytes, bool has_ts,
 	};
 
 	return balde_est_ack(e, &a, s);
+}
+
+static bool feed(struct balde_est *e, u32 now, u32 bytes, bool has_ts,
+		 u32 tsval, struct balde_sample *s)
+{
+	return feed64(e, now, bytes, has_ts, tsval, s);
 }
 
 /*
@@ -242,6 +248,61 @@ static void test_tick_check(void)
 	CHECK_NEAR(e.ebw, 625000, 0.02);
 }
 
+/* 100 Gb/s: rates are u64, no saturation (u32 bytes/s stopped at 34 Gb/s) */
+static void test_100_gbps(void)
+{
+	struct balde_est e;
+	struct balde_sample s;
+	int i;
+
+	balde_est_init(&e);
+	for (i = 0; i < 2000; i++) {
+		/* 125 kB every 10 us, receiver clock 1 ms: 12.5 GB/s */
+		feed(&e, 1000 + (u32)i * 10, 125000, true, 100 + (u32)i / 100, &s);
+	}
+	CHECK_NEAR(e.ebw, 12.5e9, 0.01);
+	/* ocwnd at 100 Gb/s, 10 ms: 86 326 segments of 1448 bytes */
+	CHECK_NEAR(balde_ocwnd(e.ebw, 10000, MSS), 12.5e9 * 0.01 / MSS, 0.01);
+}
+
+/* two hours idle: no sample across the gap, sampling resumes after it */
+static void test_idle_two_hours(void)
+{
+	struct balde_est e;
+	struct balde_sample s;
+	u64 t, gap = 2ULL * 3600 * 1000000;
+	u64 before;
+	int i, samples = 0;
+
+	balde_est_init(&e);
+	for (i = 0; i < 200; i++)
+		feed64(&e, 1000 + (u64)i * 5000, 3125, false, 0, &s);
+	before = e.ebw;
+	CHECK_NEAR(before, 625000, 0.001);
+	t = 1000 + 200ULL * 5000 + gap;
+	CHECK(!feed64(&e, t, 3125, false, 0, &s));
+	CHECK_CMP(e.ebw, ==, before);
+	for (i = 1; i <= 100; i++)
+		samples += feed64(&e, t + (u64)i * 5000, 6250, false, 0, &s);
+	CHECK_CMP(samples, ==, 100);
+	CHECK_NEAR(e.ebw, 1250000, 0.01);
+}
+
+/* the 16-bit instabilities: 0.1 % relative error over 40 bits */
+static void test_u16_codec(void)
+{
+	u64 v;
+
+	for (v = 1; v < (1ULL << 41); v = v * 3 + 1) {
+		u64 back = balde_u64(balde_u16(v));
+
+		CHECK(back <= v);
+		CHECK(v - back <= v / 1024);
+	}
+	CHECK_CMP(balde_u64(balde_u16(0)), ==, 0);
+	CHECK_CMP(balde_u64(balde_u16(2047)), ==, 2047);
+}
+
 static void test_ocwnd(void)
 {
 	/* 5 Mb/s * 100 ms / 1448 B = 43.2 */
@@ -258,29 +319,29 @@ static void test_decisions(void)
 	struct balde_decision d;
 
 	/* DUPACK, congested, cwnd above ocwnd: cwnd = ssthresh = ocwnd */
-	balde_decide(&d, BALDE_EV_LOSS, true, 60, 43);
+	balde_decide(&d, CC_EV_DUPACK, true, 60, 43);
 	CHECK_CMP(d.cause, ==, BALDE_CAUSE_CONGESTION);
 	CHECK_CMP(d.cwnd, ==, 43);
 	CHECK_CMP(d.ssthresh, ==, 43);
 	/* congested, cwnd below ocwnd: cwnd kept */
-	balde_decide(&d, BALDE_EV_LOSS, true, 30, 43);
+	balde_decide(&d, CC_EV_DUPACK, true, 30, 43);
 	CHECK_CMP(d.cwnd, ==, 30);
 	CHECK_CMP(d.ssthresh, ==, 43);
 	/* not congested: cwnd kept, ssthresh = ocwnd */
-	balde_decide(&d, BALDE_EV_LOSS, false, 60, 43);
+	balde_decide(&d, CC_EV_DUPACK, false, 60, 43);
 	CHECK_CMP(d.cause, ==, BALDE_CAUSE_WIRELESS);
 	CHECK_CMP(d.cwnd, ==, 60);
 	CHECK_CMP(d.ssthresh, ==, 43);
 	/* RTO: cwnd 1, ssthresh ocwnd */
-	balde_decide(&d, BALDE_EV_RTO, false, 60, 43);
+	balde_decide(&d, CC_EV_RTO, false, 60, 43);
 	CHECK_CMP(d.cwnd, ==, 1);
 	CHECK_CMP(d.ssthresh, ==, 43);
 	/* ECE: as congested */
-	balde_decide(&d, BALDE_EV_ECE, false, 60, 43);
+	balde_decide(&d, CC_EV_ECE, false, 60, 43);
 	CHECK_CMP(d.cause, ==, BALDE_CAUSE_ECN);
 	CHECK_CMP(d.cwnd, ==, 43);
 	/* ocwnd below 2 is raised */
-	balde_decide(&d, BALDE_EV_LOSS, true, 60, 0);
+	balde_decide(&d, CC_EV_DUPACK, true, 60, 0);
 	CHECK_CMP(d.ssthresh, ==, 2);
 	CHECK_CMP(d.cwnd, ==, 2);
 }
@@ -310,6 +371,9 @@ int main(void)
 	RUN(test_ts_backwards);
 	RUN(test_no_timestamps_fallback);
 	RUN(test_tick_check);
+	RUN(test_100_gbps);
+	RUN(test_idle_two_hours);
+	RUN(test_u16_codec);
 	RUN(test_ocwnd);
 	RUN(test_decisions);
 	RUN(test_new_ack_slow_start_exit);

@@ -13,38 +13,43 @@ static void test_loss_without_ece_holds(void)
 {
 	struct diffc_decision d;
 
-	diffc_decide(&d, DIFFC_EV_LOSS, true, false, 40, 25);
+	diffc_decide(&d, CC_EV_DUPACK, true, false, 40, 25);
 	CHECK_CMP(d.action, ==, DIFFC_HOLD);
 	CHECK_CMP(d.cwnd, ==, 40);
 	CHECK_CMP(d.ssthresh, ==, 25);
 	/* in slow start the infinite ssthresh is kept too */
-	diffc_decide(&d, DIFFC_EV_LOSS, true, false, 12, INF);
+	diffc_decide(&d, CC_EV_DUPACK, true, false, 12, INF);
 	CHECK_CMP(d.cwnd, ==, 12);
 	CHECK_CMP(d.ssthresh, ==, INF);
 	/* a TLP-repaired loss is a loss */
-	diffc_decide(&d, DIFFC_EV_TLP, true, false, 9, 30);
+	diffc_decide(&d, CC_EV_TLP, true, false, 9, 30);
 	CHECK_CMP(d.action, ==, DIFFC_HOLD);
 	CHECK_CMP(d.cwnd, ==, 9);
+	/* our own qdisc refused a packet: congestion, never held */
+	diffc_decide(&d, CC_EV_LOCAL, true, false, 40, 25);
+	CHECK_CMP(d.action, ==, DIFFC_HALVE);
+	CHECK_CMP(d.cwnd, ==, 20);
+	CHECK_CMP(d.ssthresh, ==, 20);
 }
 
 static void test_ece_halves(void)
 {
 	struct diffc_decision d;
 
-	diffc_decide(&d, DIFFC_EV_ECE, true, true, 40, INF);
+	diffc_decide(&d, CC_EV_ECE, true, true, 40, INF);
 	CHECK_CMP(d.action, ==, DIFFC_HALVE);
 	CHECK_CMP(d.cwnd, ==, 20);
 	CHECK_CMP(d.ssthresh, ==, 20);
-	diffc_decide(&d, DIFFC_EV_ECE, true, true, 41, 30);
+	diffc_decide(&d, CC_EV_ECE, true, true, 41, 30);
 	CHECK_CMP(d.ssthresh, ==, 20);
 	/* never below 2 */
-	diffc_decide(&d, DIFFC_EV_ECE, true, true, 3, 30);
+	diffc_decide(&d, CC_EV_ECE, true, true, 3, 30);
 	CHECK_CMP(d.ssthresh, ==, 2);
 	CHECK_CMP(d.cwnd, ==, 2);
-	diffc_decide(&d, DIFFC_EV_ECE, true, true, 1, 30);
+	diffc_decide(&d, CC_EV_ECE, true, true, 1, 30);
 	CHECK_CMP(d.cwnd, ==, 2);
 	/* ECE is congestion even if the flag was not latched */
-	diffc_decide(&d, DIFFC_EV_ECE, true, false, 16, 30);
+	diffc_decide(&d, CC_EV_ECE, true, false, 16, 30);
 	CHECK_CMP(d.action, ==, DIFFC_HALVE);
 	CHECK_CMP(d.cwnd, ==, 8);
 }
@@ -53,7 +58,7 @@ static void test_loss_with_ece_halves(void)
 {
 	struct diffc_decision d;
 
-	diffc_decide(&d, DIFFC_EV_LOSS, true, true, 30, INF);
+	diffc_decide(&d, CC_EV_DUPACK, true, true, 30, INF);
 	CHECK_CMP(d.action, ==, DIFFC_HALVE);
 	CHECK_CMP(d.cwnd, ==, 15);
 	CHECK_CMP(d.ssthresh, ==, 15);
@@ -64,17 +69,17 @@ static void test_rto(void)
 	struct diffc_decision d;
 
 	/* no ECE: resume at the cwnd before the timeout */
-	diffc_decide(&d, DIFFC_EV_RTO, true, false, 28, 50);
+	diffc_decide(&d, CC_EV_RTO, true, false, 28, 50);
 	CHECK_CMP(d.action, ==, DIFFC_HOLD);
 	CHECK_CMP(d.cwnd, ==, 28);
 	CHECK_CMP(d.ssthresh, ==, 50);
 	/* ECE: classic */
-	diffc_decide(&d, DIFFC_EV_RTO, true, true, 28, 50);
+	diffc_decide(&d, CC_EV_RTO, true, true, 28, 50);
 	CHECK_CMP(d.action, ==, DIFFC_RESET);
 	CHECK_CMP(d.cwnd, ==, 1);
 	CHECK_CMP(d.ssthresh, ==, 14);
 	/* unknown prior cwnd (0) is treated as 1 */
-	diffc_decide(&d, DIFFC_EV_RTO, true, false, 0, 50);
+	diffc_decide(&d, CC_EV_RTO, true, false, 0, 50);
 	CHECK_CMP(d.cwnd, ==, 1);
 }
 
@@ -82,13 +87,13 @@ static void test_no_ecn_is_reno(void)
 {
 	struct diffc_decision d;
 
-	diffc_decide(&d, DIFFC_EV_LOSS, false, false, 40, INF);
+	diffc_decide(&d, CC_EV_DUPACK, false, false, 40, INF);
 	CHECK_CMP(d.action, ==, DIFFC_HALVE);
 	CHECK_CMP(d.cwnd, ==, 20);
 	CHECK_CMP(d.ssthresh, ==, 20);
-	diffc_decide(&d, DIFFC_EV_TLP, false, false, 10, INF);
+	diffc_decide(&d, CC_EV_TLP, false, false, 10, INF);
 	CHECK_CMP(d.cwnd, ==, 5);
-	diffc_decide(&d, DIFFC_EV_RTO, false, false, 40, INF);
+	diffc_decide(&d, CC_EV_RTO, false, false, 40, INF);
 	CHECK_CMP(d.action, ==, DIFFC_RESET);
 	CHECK_CMP(d.cwnd, ==, 1);
 	CHECK_CMP(d.ssthresh, ==, 20);
@@ -99,14 +104,14 @@ static void test_counts(void)
 	struct diffc_counts n = { 0 };
 	struct diffc_decision d;
 
-	diffc_decide(&d, DIFFC_EV_LOSS, true, false, 10, 20);
-	diffc_count(&n, DIFFC_EV_LOSS, &d);
-	diffc_decide(&d, DIFFC_EV_RTO, true, false, 10, 20);
-	diffc_count(&n, DIFFC_EV_RTO, &d);
-	diffc_decide(&d, DIFFC_EV_ECE, true, true, 10, 20);
-	diffc_count(&n, DIFFC_EV_ECE, &d);
-	diffc_decide(&d, DIFFC_EV_RTO, true, true, 10, 20);
-	diffc_count(&n, DIFFC_EV_RTO, &d);
+	diffc_decide(&d, CC_EV_DUPACK, true, false, 10, 20);
+	diffc_count(&n, CC_EV_DUPACK, &d);
+	diffc_decide(&d, CC_EV_RTO, true, false, 10, 20);
+	diffc_count(&n, CC_EV_RTO, &d);
+	diffc_decide(&d, CC_EV_ECE, true, true, 10, 20);
+	diffc_count(&n, CC_EV_ECE, &d);
+	diffc_decide(&d, CC_EV_RTO, true, true, 10, 20);
+	diffc_count(&n, CC_EV_RTO, &d);
 	CHECK_CMP(n.held, ==, 2);
 	CHECK_CMP(n.halved, ==, 2);
 	CHECK_CMP(n.rto, ==, 2);
@@ -120,7 +125,7 @@ static void test_hold_is_stable(void)
 	int i;
 
 	for (i = 0; i < 1000; i++) {
-		diffc_decide(&d, i % 7 ? DIFFC_EV_LOSS : DIFFC_EV_RTO, true,
+		diffc_decide(&d, i % 7 ? CC_EV_DUPACK : CC_EV_RTO, true,
 			     false, cwnd, ss);
 		cwnd = d.cwnd;
 		ss = d.ssthresh;
@@ -129,7 +134,7 @@ static void test_hold_is_stable(void)
 	CHECK_CMP(ss, ==, INF);
 	/* one ECE per window then halves it 5 times: 64 -> 2 */
 	for (i = 0; i < 5; i++) {
-		diffc_decide(&d, DIFFC_EV_ECE, true, true, cwnd, ss);
+		diffc_decide(&d, CC_EV_ECE, true, true, cwnd, ss);
 		cwnd = d.cwnd;
 		ss = d.ssthresh;
 	}

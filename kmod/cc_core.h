@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the congestion controls' arithmetic headers (jersey_core.h,
+ * diffc_core.h, newrenolp_core.h, balde_core.h, lossclass_core.h) share,
+ * independent of the kernel so that they build in userspace too
+ * (tests/unit): the kernel's integer types, 64-bit division that links on
+ * 32-bit kernels, and the congestion events the module glue (cc_glue.h)
+ * tells the algorithms about.
+ */
+#ifndef _JERSEY_CC_CORE_H
+#define _JERSEY_CC_CORE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/math64.h>
+
+static inline u64 cc_div64(u64 n, u64 d)
+{
+	return div64_u64(n, d);
+}
+
+static inline u64 cc_div64_u32(u64 n, u32 d)
+{
+	return div_u64(n, d);
+}
+#else
+#include <stdbool.h>
+#include <stdint.h>
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef int32_t s32;
+typedef uint64_t u64;
+typedef int64_t s64;
+
+static inline u64 cc_div64(u64 n, u64 d)
+{
+	return n / d;
+}
+
+static inline u64 cc_div64_u32(u64 n, u32 d)
+{
+	return n / d;
+}
+#endif
+
+static inline u32 cc_min_u32(u32 a, u32 b)
+{
+	return a < b ? a : b;
+}
+
+static inline u32 cc_max_u32(u32 a, u32 b)
+{
+	return a > b ? a : b;
+}
+
+static inline u64 cc_min_u64(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * What made the kernel reduce (or ask about reducing) the window.  The glue
+ * (cc_glue.h) finds out which from the kernel's own events; the tracepoints
+ * print them as "kind=" with the names below.
+ */
+enum cc_event {
+	CC_EV_DUPACK,	/* 3rd DUPACK, SACK or RACK: entering Recovery */
+	CC_EV_RTO,	/* retransmission timeout (the first of an episode) */
+	CC_EV_ECE,	/* ACK carrying ECE: CWR, or by hand in Recovery/Loss */
+	CC_EV_TLP,	/* a loss repaired by a tail loss probe: CWR */
+	CC_EV_LOCAL,	/* our own qdisc refused a packet: CWR */
+};
+
+#define CC_EVENT_NAMES				\
+	{ CC_EV_DUPACK,	"dupack" },		\
+	{ CC_EV_RTO,	"rto" },		\
+	{ CC_EV_ECE,	"ece" },		\
+	{ CC_EV_TLP,	"tlp" },		\
+	{ CC_EV_LOCAL,	"local" }
+
+#endif /* _JERSEY_CC_CORE_H */

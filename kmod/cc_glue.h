@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The module glue our congestion controls share: how the kernel's calls
+ * (tcp_congestion_ops) become the events of cc_core.h, and how a decision
+ * (a cwnd and an ssthresh) is put into effect while the kernel's own loss
+ * recovery (PRR) keeps running.  Each module keeps only its algorithm.
+ *
+ * The kernel's sequence, and what the glue takes from it:
+ *   .in_ack_event   first thing for every ACK: whether it carried ECE
+ *                   (CA_ACK_ECE) and whether it acknowledges a tail loss
+ *                   probe that retransmitted data (the kernel then enters
+ *                   CWR for a loss the probe repaired, tcp_process_tlp_ack);
+ *   .ssthresh       tcp_init_cwnd_reduction() (CWR, Recovery) and
+ *                   tcp_enter_loss() (RTO) ask for the new ssthresh; during
+ *                   CWR and Recovery the kernel's PRR steers cwnd towards it;
+ *   .cwnd_event     CA_EVENT_LOSS: tcp_enter_loss() for the first timeout
+ *                   of an episode (not for backed-off timeouts, not for
+ *                   tcp_simple_retransmit() after a path MTU drop);
+ *   .set_state      the state entered: CWR (ECE; a loss repaired by a tail
+ *                   loss probe; or tcp_transmit_skb() when our own qdisc
+ *                   refused a packet: local congestion), Recovery, Loss;
+ *   .cwnd_event     CA_EVENT_COMPLETE_CWR: tcp_end_cwnd_reduction() has set
+ *                   cwnd = ssthresh;
+ *   .undo_cwnd      the reduction was spurious (D-SACK, timestamps).
+ * The target of a reduction is returned by .ssthresh (snd_ssthresh is what
+ * PRR steers cwnd to); the ssthresh wanted afterwards may differ (e.g. a
+ * held loss keeps the old one) and is installed at CA_EVENT_COMPLETE_CWR.
+ * An ECE that arrives while the kernel is in Recovery or Loss is ignored by
+ * the kernel (its reduction covers the window); a module that held that
+ * recovery reduces by hand, once, and queues CWR as the kernel would
+ * (tcp_ecn_queue_cwr()): otherwise the receiver keeps echoing ECE and the
+ * same mark is answered again after the recovery.
+ */
+#ifndef _JERSEY_CC_GLUE_H
+#define _JERSEY_CC_GLUE_H
+
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+#include <net/inet_ecn.h>
+#include <net/tcp.h>
+
+#include "cc_core.h"
+#include "compat.h"
+#include "lossclass_core.h"
+
+#define CC_SSTHRESH_MIN	2U
+
+/* per-socket glue state, a member of each module's private struct */
+struct cc_glue {
+	u32	ss_prev;	/* snd_ssthresh before .ssthresh ran */
+	u32	ss_after;	/* ssthresh to install when the reduction completes */
+	u32	cwr_seq;	/* snd_nxt when ECE was last answered by hand */
+	u8	ece:1,		/* the latest ACK carried ECE (ECN on) */
+		tlp:1,		/* the latest ACK repaired a loss by a probe */
+		ss_saved:1,	/* ss_prev is fresh: .ssthresh just ran */
+		ss_fix:1,	/* install ss_after at CA_EVENT_COMPLETE_CWR */
+		rto:1,		/* CA_EVENT_LOSS: the next Loss is a timeout */
+		cwr_valid:1,	/* cwr_seq is set */
+		answered:1;	/* this episode was answered as congestion */
+};
+
+/* local time in milliseconds (u32, wraps after 49 days) */
+static inline u32 cc_now_ms(const struct tcp_sock *tp)
+{
+	return (u32)div_u64(tp->tcp_mstamp, USEC_PER_MSEC);
+}
+
+static inline bool cc_ecn_ok(const struct sock *sk)
+{
+	return compat_tcp_ecn_ok(tcp_sk(sk));
+}
+
+static inline void cc_glue_init(struct cc_glue *g)
+{
+	memset(g, 0, sizeof(*g));
+}
+
+/*
+ * .init: we asked for ECN (TCP_CONG_NEEDS_ECN) and the peer declined.  Like
+ * dctcp-reno, continue with @noecn (the same ops without the flag) so that
+ * the caller stops sending ECT packets, which a marking gateway would mark
+ * instead of drop with nobody reacting.
+ */
+static inline void cc_noecn_fallback(struct sock *sk,
+				     const struct tcp_congestion_ops *noecn)
+{
+	if (!cc_ecn_ok(sk) &&
+	    (inet_csk(sk)->icsk_ca_ops->flags & TCP_CONG_NEEDS_ECN)) {
+		inet_csk(sk)->icsk_ca_ops = noecn;
+		INET_ECN_dontxmit(sk);
+	}
+}
+
+/* module init: @noecn = @ops without TCP_CONG_NEEDS_ECN, named @name */
+static inline void cc_make_noecn(struct tcp_congestion_ops *noecn,
+				 const struct tcp_congestion_ops *ops,
+				 const char *name)
+{
+	*noecn = *ops;
+	INIT_LIST_HEAD(&noecn->list);
+	noecn->flags &= ~TCP_CONG_NEEDS_ECN;
+	strscpy(noecn->name, name, sizeof(noecn->name));
+}
+
+/* .in_ack_event */
+static inline void cc_glue_ack(struct sock *sk, struct cc_glue *g, u32 flags)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	g->ece = (flags & CA_ACK_ECE) && cc_ecn_ok(sk);
+	/* tcp_process_tlp_ack() will enter CWR for a repaired loss */
+	g->tlp = tp->tlp_high_seq && tp->tlp_retrans &&
+		 after(tp->snd_una, tp->tlp_high_seq);
+	g->ss_saved = 0;
+}
+
+/* .ssthresh: remember the ssthresh in force before the event */
+static inline void cc_glue_ssthresh(struct sock *sk, struct cc_glue *g)
+{
+	g->ss_prev = tcp_sk(sk)->snd_ssthresh;
+	g->ss_saved = 1;
+}
+
+/* the ssthresh in force before the kernel asked .ssthresh for a new one */
+static inline u32 cc_glue_old_ssthresh(const struct sock *sk,
+				       const struct cc_glue *g)
+{
+	return g->ss_saved ? g->ss_prev : tcp_sk(sk)->snd_ssthresh;
+}
+
+/*
+ * .set_state: an event of cc_core.h, or -1 when entering @new_state is none
+ * (Open, Disorder, tcp_simple_retransmit()'s Loss, a backed-off timeout).
+ * Without a .ssthresh call just before (cc_glue_reducing()), a reduction of
+ * this window is already under way (e.g. Recovery entered from CWR).
+ */
+static inline int cc_glue_event(struct sock *sk, struct cc_glue *g,
+				u8 new_state)
+{
+	int ev = -1;
+
+	switch (new_state) {
+	case TCP_CA_CWR:
+		ev = g->ece ? CC_EV_ECE : g->tlp ? CC_EV_TLP : CC_EV_LOCAL;
+		g->tlp = 0;
+		break;
+	case TCP_CA_Recovery:
+		ev = CC_EV_DUPACK;
+		break;
+	case TCP_CA_Loss:
+		if (g->rto)
+			ev = CC_EV_RTO;
+		g->rto = 0;
+		break;
+	case TCP_CA_Open:
+		g->answered = 0;
+		break;
+	}
+	return ev;
+}
+
+/* the module answered this episode (CWR, Recovery, Loss) as congestion */
+static inline void cc_glue_answered(struct cc_glue *g)
+{
+	g->answered = 1;
+}
+
+static inline bool cc_glue_reducing(const struct cc_glue *g)
+{
+	return !g->ss_saved;
+}
+
+/* end of .set_state */
+static inline void cc_glue_state_done(struct cc_glue *g)
+{
+	g->ss_saved = 0;
+}
+
+/*
+ * During CWR/Recovery PRR steers cwnd to snd_ssthresh and sets cwnd =
+ * snd_ssthresh when the reduction ends; then ssthresh becomes @ssthresh
+ */
+static inline void cc_glue_reduce_to(struct sock *sk, struct cc_glue *g,
+				     u32 cwnd, u32 ssthresh)
+{
+	g->ss_after = cc_max_u32(ssthresh, CC_SSTHRESH_MIN);
+	tcp_sk(sk)->snd_ssthresh = cc_max_u32(cwnd, CC_SSTHRESH_MIN);
+	g->ss_fix = 1;
+}
+
+/* after a timeout or by hand in Loss: cwnd and ssthresh directly */
+static inline void cc_glue_set(struct sock *sk, struct cc_glue *g, u32 cwnd,
+			       u32 ssthresh)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	tp->snd_ssthresh = cc_max_u32(ssthresh, CC_SSTHRESH_MIN);
+	tcp_snd_cwnd_set(tp, cc_max_u32(cc_min_u32(cwnd, tp->snd_cwnd_clamp), 1));
+	g->ss_fix = 0;
+}
+
+/*
+ * .in_ack_event, after cc_glue_ack(): an ECE the kernel will ignore because
+ * it is in Recovery or Loss, in an episode not yet answered as congestion,
+ * and that is not an echo of a mark already answered by hand.
+ */
+static inline bool cc_glue_late_ece(const struct sock *sk,
+				    const struct cc_glue *g)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	if (!g->ece || g->answered ||
+	    inet_csk(sk)->icsk_ca_state < TCP_CA_Recovery)
+		return false;
+	return !g->cwr_valid || after(tp->snd_una, g->cwr_seq);
+}
+
+/*
+ * ECE answered by hand: send CWR on the next new segment (as
+ * tcp_ecn_queue_cwr() does), and take ECE on ACKs of data sent before it as
+ * echoes of the same mark.
+ */
+static inline void cc_glue_ece_answered(struct sock *sk, struct cc_glue *g)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	if (cc_ecn_ok(sk))
+		tp->ecn_flags |= TCP_ECN_QUEUE_CWR;
+	g->cwr_seq = tp->snd_nxt;
+	g->cwr_valid = 1;
+	g->answered = 1;
+}
+
+/*
+ * At CWR entry by ECE: is it an echo of a mark answered by hand (during the
+ * recovery that just ended)?  Then the module holds (no second reduction).
+ */
+static inline bool cc_glue_ece_echo(const struct sock *sk,
+				    const struct cc_glue *g)
+{
+	return g->cwr_valid && !after(tcp_sk(sk)->snd_una, g->cwr_seq);
+}
+
+/* .cwnd_event */
+static inline void cc_glue_cwnd_event(struct sock *sk, struct cc_glue *g,
+				      enum tcp_ca_event ev)
+{
+	if (ev == CA_EVENT_LOSS) {
+		g->rto = 1;
+	} else if (ev == CA_EVENT_COMPLETE_CWR && g->ss_fix) {
+		tcp_sk(sk)->snd_ssthresh = g->ss_after;
+		g->ss_fix = 0;
+	}
+}
+
+/* .undo_cwnd: the kernel restores prior_ssthresh, we restore cwnd */
+static inline u32 cc_glue_undo(struct sock *sk, struct cc_glue *g)
+{
+	g->ss_fix = 0;
+	return tcp_reno_undo_cwnd(sk);
+}
+
+/*
+ * For the loss classifier of lossclass_core.h (jersey, diffc): when the path
+ * last echoed CE, and what the kernel measures of the path.
+ */
+struct cc_marks {
+	u32	ce_ms;		/* cc_now_ms() of the last ECE, 0 = never */
+};
+
+/* .in_ack_event, after cc_glue_ack() */
+static inline void cc_marks_ack(struct sock *sk, struct cc_marks *m,
+				const struct cc_glue *g)
+{
+	if (g->ece)
+		m->ce_ms = cc_now_ms(tcp_sk(sk)) | 1;
+}
+
+/*
+ * The classifier's view of the path: smoothed and minimum RTT, and the
+ * segments delivered per minimum RTT by the kernel's latest delivery rate
+ * sample (tcp_rate.c: delivered over the interval of the ACKed packet).
+ */
+static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
+			       const struct cc_marks *m, u32 cwnd,
+			       struct lc_input *in)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 min_rtt = tcp_min_rtt(tp);
+
+	in->srtt_us = tp->srtt_us >> 3;
+	in->min_rtt_us = min_rtt == ~0U ? 0 : min_rtt;
+	in->cwnd = cwnd;
+	in->bdp = 0;
+	if (tp->rate_interval_us && in->min_rtt_us)
+		in->bdp = (u32)div_u64((u64)tp->rate_delivered * in->min_rtt_us,
+				       tp->rate_interval_us);
+	in->ece = g->ece;
+	in->marks = m->ce_ms && lc_recent(cc_now_ms(tp), m->ce_ms, in->srtt_us,
+					  LC_CE_RTTS);
+}
+
+/*
+ * Module parameters that take one of a few names (estimator=ts, rtt=min):
+ *   static const char * const foo_names[] = { "a", "b" };
+ *   static int foo_value;
+ *   CC_PARAM_ENUM(foo, foo_value, foo_names, "description");
+ */
+struct cc_param_enum {
+	int			*value;
+	const char * const	*names;
+	unsigned int		n;
+};
+
+static inline int cc_param_enum_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	const struct cc_param_enum *e = kp->arg;
+	int i = __sysfs_match_string(e->names, e->n, val);
+	char list[64];
+	unsigned int k;
+	int len = 0;
+
+	if (i < 0) {
+		for (k = 0; k < e->n; k++)
+			len += scnprintf(list + len, sizeof(list) - len, "%s%s",
+					 k ? ", " : "", e->names[k]);
+		pr_err("invalid %s '%.*s': use %s\n", kp->name,
+		       (int)strcspn(val, "\n"), val, list);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*e->value, i);
+	return 0;
+}
+
+static inline int cc_param_enum_get(char *buf, const struct kernel_param *kp)
+{
+	const struct cc_param_enum *e = kp->arg;
+
+	return scnprintf(buf, PAGE_SIZE, "%s\n", e->names[READ_ONCE(*e->value)]);
+}
+
+static const struct kernel_param_ops cc_param_enum_ops __maybe_unused = {
+	.set = cc_param_enum_set,
+	.get = cc_param_enum_get,
+};
+
+#define CC_PARAM_ENUM(name, var, names_, desc)				\
+	static struct cc_param_enum cc_param_##name = {			\
+		.value = &(var), .names = (names_),			\
+		.n = ARRAY_SIZE(names_),				\
+	};								\
+	module_param_cb(name, &cc_param_enum_ops, &cc_param_##name, 0644); \
+	MODULE_PARM_DESC(name, desc)
+
+#endif /* _JERSEY_CC_GLUE_H */

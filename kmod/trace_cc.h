@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the tracepoint headers of our congestion controls (trace_<cc>.h)
+ * share: the connection's addresses and ports at the start of every event,
+ * and the names of the events of cc_core.h ("kind=").  Each trace header
+ * includes this one inside its TRACE_HEADER_MULTI_READ section and writes
+ *
+ *	CC_TRACE_DEFINE_EVENTS;
+ *	...
+ *	TP_STRUCT__entry(CC_TP_SOCK_ENTRY ... )
+ *	TP_fast_assign(CC_TP_SOCK_ASSIGN(sk); ... )
+ *	TP_printk(CC_TP_SOCK_FMT " ...", CC_TP_SOCK_ARGS, ...)
+ */
+#ifndef _JERSEY_TRACE_CC_H
+#define _JERSEY_TRACE_CC_H
+
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <net/ipv6.h>
+#include <net/tcp.h>
+#include <trace/events/net_probe_common.h>
+
+#include "cc_core.h"
+
+/* sockaddr_in6 is always bigger than sockaddr_in */
+#define CC_TP_SOCK_ENTRY						\
+	__array(__u8, saddr, sizeof(struct sockaddr_in6))		\
+	__array(__u8, daddr, sizeof(struct sockaddr_in6))		\
+	__field(__u16, sport)						\
+	__field(__u16, dport)
+
+#define CC_TP_SOCK_ASSIGN(sk)						\
+	do {								\
+		const struct inet_sock *inet = inet_sk(sk);		\
+									\
+		memset(__entry->saddr, 0, sizeof(struct sockaddr_in6));	\
+		memset(__entry->daddr, 0, sizeof(struct sockaddr_in6));	\
+		TP_STORE_ADDR_PORTS(__entry, inet, sk);			\
+		__entry->sport = ntohs(inet->inet_sport);		\
+		__entry->dport = ntohs(inet->inet_dport);		\
+	} while (0)
+
+#define CC_TP_SOCK_FMT	"src=%pISpc dest=%pISpc"
+#define CC_TP_SOCK_ARGS	__entry->saddr, __entry->daddr
+
+#define show_cc_event(e)	__print_symbolic(e, CC_EVENT_NAMES)
+
+/* in each trace header: the event names for its trace system */
+#define CC_TRACE_DEFINE_EVENTS				\
+	TRACE_DEFINE_ENUM(CC_EV_DUPACK);		\
+	TRACE_DEFINE_ENUM(CC_EV_RTO);			\
+	TRACE_DEFINE_ENUM(CC_EV_ECE);			\
+	TRACE_DEFINE_ENUM(CC_EV_TLP);			\
+	TRACE_DEFINE_ENUM(CC_EV_LOCAL)
+
+#endif /* _JERSEY_TRACE_CC_H */
