@@ -37,6 +37,11 @@ else
 endif
 # Objects go to $(BUILDDIR)/<abi>/.
 BUILDDIR ?= $(TOP)/build
+# Warnings are errors in our own builds (make, make check, CI); not in what
+# users build: make install (scripts/install.sh sets WERROR=0) and DKMS,
+# whose kbuild runs without it, so that a new compiler warning on a future
+# kernel cannot break a user's kernel upgrade.
+WERROR ?= 1
 # Sources mirrored (as symlinks) into build/<abi>/ so that one checkout builds
 # for several kernels without their objects colliding.
 SRCDIRS := kmod qdisc
@@ -59,7 +64,7 @@ build-one:
 			[ -e "$$f" ] && ln -sf $$f $$out/$$d/; done; \
 	done; \
 	echo "  BUILD   $$abi ($$kdir)"; \
-	$(MAKE) --no-print-directory -C $$kdir M=$$out modules
+	$(MAKE) --no-print-directory -C $$kdir M=$$out $(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
 
 deps:
 	@$(TOP)/testbed/deps.sh

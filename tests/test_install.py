@@ -297,6 +297,17 @@ def test_dkms_conf_reads_the_module_list_from_kbuild(tmp_path: Path) -> None:
     assert [m for _d, m in kbuild_modules(tree)] == names
 
 
+@pytest.mark.parametrize(("werror", "want"), [("1", True), ("0", False)])
+def test_warnings_are_errors_in_our_builds_only(tmp_path: Path, werror: str, want: bool) -> None:
+    """make (and make check) compile with -Werror; make install (WERROR=0) does not."""
+    r = make(f"BUILDDIR={tmp_path}", "KVER=6.1", f"WERROR={werror}", "V=1")
+    assert r.returncode == 0, r.stderr[-3000:]
+    cc_lines = [ln for ln in r.stdout.splitlines() if "tcp_jersey.c" in ln and " -c " in ln]
+    assert cc_lines, r.stdout[-2000:]
+    assert all(("-Werror" in ln.split()) is want for ln in cc_lines)
+    assert "WERROR=0" in (TOP / "scripts" / "install.sh").read_text()
+
+
 def test_dkms_build_exclusive_kernel() -> None:
     regex = dkms_conf(TOP)["BUILD_EXCLUSIVE_KERNEL"]
     for kernel, ok in [
@@ -323,6 +334,9 @@ def test_dkms_src_copies_only_the_sources_and_they_build(tmp_path: Path) -> None
         want += [f"{d}/{p.name}" for p in (TOP / d).iterdir() if p.suffix in (".c", ".h")]
         want.append(f"{d}/Kbuild")
     assert files == sorted(want)
+    # a warning a newer compiler adds must not break a user's kernel upgrade
+    for f in ("Kbuild", "kmod/Kbuild", "qdisc/Kbuild", "dkms.conf"):
+        assert "-Werror" not in (src / f).read_text(), f
     # what dkms runs (its default make command) builds every module, on both kernels
     for abi in ABIS.values():
         build = tmp_path / f"build-{abi}"
