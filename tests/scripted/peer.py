@@ -1,0 +1,615 @@
+"""Scripted-peer TCP tests: a script plays the remote end of a real socket.
+
+packetdrill's idea in our own code.  The local end is an ordinary kernel
+socket using the congestion control under test; the remote end is this
+program, which reads the socket's packets from a tun device and writes the
+replies the script dictates (ACKs, DUPACKs with SACK blocks, ECE, D-SACK,
+silence), then asserts the socket's ``TCP_INFO`` (cwnd, ssthresh, CA state)
+and our tracepoints after each step.  Each script runs in its own network
+namespace (``unshare --net``); run as root on a kernel with our modules
+loaded (``testbed/vm``)::
+
+    python -m tests.scripted.peer --out FILE SCRIPT...
+
+A script is a text file, one command per line (``#`` starts a comment).
+Segments are numbered from 1 in units of the connection's MSS; ``ACK n``
+acknowledges segments 1..n.
+
+Setup (before ``connect``):
+
+``cc NAME``                 congestion control of the local socket
+``sysctl KEY=VALUE``        in the script's namespace
+``route OPTS...``           options of the route to the peer (``ssthresh 20``)
+``param MODULE KEY=VALUE``  a module parameter (``/sys/module``), for this
+                            script's connection; restored afterwards
+``peer OPTS...``            what the peer's SYN-ACK offers: ``mss N``, ``ts``,
+                            ``sack``, ``ecn`` (accept ECN), ``wscale N``,
+                            ``rtt MS`` (the peer waits this long before each ACK)
+
+Steps:
+
+``connect``                 connect; the peer answers the SYN (handshake)
+``write N``                 the application writes N segments' worth of bytes
+``expect A-B``              new segments A..B arrive (``expect B``: up to B)
+``expect retransmit N``     segment N is sent again (``within S`` seconds, default 3;
+                            ``una``: the first segment not acknowledged)
+``expect cwr``              the next data segment carries CWR
+``expect nothing S``        no data segment arrives for S seconds
+``ack N [ece] [sack A-B]... [dsack A-B] [ecr N] [xK]``
+                            cumulative ACK of 1..N (``all``: of every segment
+                            sent so far), with ECE, SACK blocks,
+                            a D-SACK block, TSecr echoing the first
+                            transmission of segment N; sent K times
+``pace A-B step K every T`` a bottleneck: ACK segments A..B, K at a time,
+                            one ACK every T (the socket's RTT grows if it
+                            sends faster than that)
+``wait S``                  sleep S seconds (``300ms`` also accepted)
+``drop on|off``             the local qdisc refuses every packet (local congestion)
+``check EXPR``              Python expression over cwnd, ssthresh, state
+                            ("open", "disorder", "cwr", "recovery", "loss"),
+                            retrans, lost, sacked, unacked, cc, ecn and ``let`` names
+``let NAME = EXPR``         remember a value
+``event NAME K=V...``       the next unread tracepoint event NAME (e.g.
+                            ``jersey_loss``) has these fields (``cwnd=20->20``);
+                            its numbers become ev_FIELD (ev_cwnd_before/_after)
+``no event NAME``           no unread event NAME
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import re
+import select
+import shlex
+import socket
+import struct
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+LOCAL = "192.0.2.1"
+REMOTE = "192.0.2.2"
+PORT = 8080
+TRACEFS = Path("/sys/kernel/tracing")
+STATES = ("open", "disorder", "cwr", "recovery", "loss")
+TUNSETIFF = 0x400454CA
+IFF_TUN = 0x0001
+IFF_NO_PI = 0x1000
+IP = "/usr/sbin/ip"
+TC = "/usr/sbin/tc"
+
+
+class ScriptError(Exception):
+    """A step of the script did not hold."""
+
+
+@dataclass
+class Step:
+    line: int
+    words: list[str]
+    text: str
+
+
+def parse(text: str) -> list[Step]:
+    """Script text -> steps (syntax is checked here, semantics when run)."""
+    steps = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        body = raw.split("#", 1)[0].strip()
+        if not body:
+            continue
+        words = shlex.split(body)
+        if words[0] not in COMMANDS:
+            raise ValueError(f"line {n}: unknown command {words[0]!r}")
+        steps.append(Step(n, words, body))
+    if not any(s.words[0] == "cc" for s in steps):
+        raise ValueError("no 'cc NAME' line")
+    return steps
+
+
+def seconds(word: str) -> float:
+    m = re.fullmatch(r"([\d.]+)(ms|s)?", word)
+    if not m:
+        raise ValueError(f"bad duration {word!r}")
+    return float(m[1]) / (1000.0 if m[2] == "ms" else 1.0)
+
+
+def span(word: str) -> tuple[int, int]:
+    a, _, b = word.partition("-")
+    return int(a), int(b or a)
+
+
+def sh(*argv: str) -> None:
+    subprocess.run(argv, check=True, capture_output=True, text=True)
+
+
+@dataclass
+class Segment:
+    seg: int  # segment number (1-based)
+    seq: int
+    length: int
+    flags: str
+    tsval: int
+    ect: int  # IP ECN field
+    retransmit: bool
+
+
+@dataclass
+class Peer:
+    steps: list[Step]
+    cc: str = ""
+    opts: dict[str, Any] = field(default_factory=dict)
+    route: list[str] = field(default_factory=list)
+    tun: int = -1
+    sock: socket.socket | None = None
+    iss: int = 0
+    irs: int = 1000
+    mss: int = 0
+    sent_max: int = 0  # highest segment seen
+    acked: int = 0  # highest segment the peer acknowledged
+    first_tsval: dict[int, int] = field(default_factory=dict)
+    last_tsval: int = 0
+    log: list[str] = field(default_factory=list)
+    names: dict[str, Any] = field(default_factory=dict)
+    t0: float = field(default_factory=time.monotonic)
+    events: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+    trace_read: int = 0
+    pending: list[Segment] = field(default_factory=list)
+    params: dict[Path, str] = field(default_factory=dict)  # originals, to restore
+
+    # ---------------------------------------------------------------- plumbing
+
+    def setup(self) -> None:
+        sh(IP, "link", "set", "lo", "up")
+        self.tun = os.open("/dev/net/tun", os.O_RDWR | os.O_NONBLOCK)
+        fcntl.ioctl(self.tun, TUNSETIFF, struct.pack("16sH", b"tun0", IFF_TUN | IFF_NO_PI))
+        sh(IP, "addr", "add", LOCAL, "peer", REMOTE, "dev", "tun0")
+        sh(IP, "link", "set", "tun0", "up")
+        if self.route:
+            sh(IP, "route", "change", f"{REMOTE}/32", "dev", "tun0", *self.route)
+            if "ssthresh" in self.route:  # else the kernel ignores the route's ssthresh
+                Path("/proc/sys/net/ipv4/tcp_no_ssthresh_metrics_save").write_text("0")
+
+    def tsnow(self) -> int:
+        return 1000 + int((time.monotonic() - self.t0) * 1000)
+
+    def read_packet(self, timeout: float) -> Any | None:
+        from scapy.layers.inet import IP as IPpkt
+
+        r, _, _ = select.select([self.tun], [], [], max(0.0, timeout))
+        if not r:
+            return None
+        return IPpkt(os.read(self.tun, 65535))
+
+    def write_packet(self, pkt: Any) -> None:
+        os.write(self.tun, bytes(pkt))
+
+    def tcp_options(self, tsecr: int | None = None) -> list[tuple[str, Any]]:
+        opts: list[tuple[str, Any]] = []
+        if self.opts.get("ts"):
+            opts.append(("Timestamp", (self.tsnow(), self.last_tsval if tsecr is None else tsecr)))
+        return opts
+
+    def info(self) -> dict[str, Any]:
+        assert self.sock is not None
+        raw = self.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232)
+        (state, ca_state, retransmits, probes, backoff, options) = struct.unpack_from("6B", raw, 0)
+        rto, ato, snd_mss, rcv_mss = struct.unpack_from("4I", raw, 8)
+        unacked, sacked, lost, retrans, _fackets = struct.unpack_from("5I", raw, 24)
+        (_pmtu, _rcv_ssthresh, rtt, rttvar, ssthresh, cwnd, _advmss, reordering) = (
+            struct.unpack_from("8I", raw, 60)
+        )
+        (total_retrans,) = struct.unpack_from("I", raw, 100)
+        delivered, delivered_ce = struct.unpack_from("2I", raw, 192)
+        cc = self.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16)
+        return {
+            "state": STATES[ca_state] if ca_state < len(STATES) else str(ca_state),
+            "ca_state": ca_state,
+            "retransmits": retransmits,
+            "backoff": backoff,
+            "ecn": bool(options & 8),
+            "rto_ms": rto / 1000,
+            "mss": snd_mss,
+            "unacked": unacked,
+            "sacked": sacked,
+            "lost": lost,
+            "retrans": retrans,
+            "rtt_ms": rtt / 1000,
+            "rttvar_ms": rttvar / 1000,
+            "ssthresh": ssthresh,
+            "cwnd": cwnd,
+            "reordering": reordering,
+            "total_retrans": total_retrans,
+            "delivered": delivered,
+            "delivered_ce": delivered_ce,
+            "cc": cc.rstrip(b"\0").decode(),
+        }
+
+    # ------------------------------------------------------------------ packets
+
+    def segment_of(self, pkt: Any) -> Segment | None:
+        tcp = pkt["TCP"]
+        length = len(bytes(tcp.payload))
+        if length == 0:
+            return None
+        seq = tcp.seq
+        seg = (seq - self.iss - 1) // self.mss + 1
+        tsval = 0
+        for name, value in tcp.options:
+            if name == "Timestamp":
+                tsval = value[0]
+        retransmit = seg <= self.sent_max
+        if not retransmit:
+            self.sent_max = max(self.sent_max, (seq - self.iss - 1 + length) // self.mss)
+            self.first_tsval.setdefault(seg, tsval)
+        if tsval:
+            self.last_tsval = tsval
+        s = Segment(seg, seq, length, str(tcp.flags), tsval, pkt.tos & 3, retransmit)
+        self.log.append(
+            f"{time.monotonic() - self.t0:7.3f} > {'re' if retransmit else ''}seg {seg}"
+            f" flags {s.flags} ecn {s.ect}"
+        )
+        return s
+
+    def next_segment(self, deadline: float) -> Segment | None:
+        if self.pending:
+            return self.pending.pop(0)
+        while True:
+            pkt = self.read_packet(deadline - time.monotonic())
+            if pkt is None:
+                return None
+            if pkt.haslayer("TCP"):
+                s = self.segment_of(pkt)
+                if s is not None:
+                    return s
+
+    # ------------------------------------------------------------------ steps
+
+    def handshake(self) -> None:
+        from scapy.layers.inet import IP as IPpkt
+        from scapy.layers.inet import TCP
+
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # SO_SNDBUFFORCE (root): past net.core.wmem_max, so "write" takes it all
+        sock.setsockopt(socket.SOL_SOCKET, 32, 16 << 20)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, self.cc.encode())
+        sock.setblocking(False)
+        sock.connect_ex((REMOTE, PORT))
+        self.sock = sock
+        deadline = time.monotonic() + 3
+        syn = None
+        while syn is None:
+            pkt = self.read_packet(deadline - time.monotonic())
+            if pkt is None:
+                raise ScriptError("no SYN from the socket")
+            if pkt.haslayer("TCP") and pkt["TCP"].flags.S:
+                syn = pkt
+        tcp = syn["TCP"]
+        self.iss = tcp.seq
+        for name, value in tcp.options:
+            if name == "Timestamp":
+                self.last_tsval = value[0]
+        syn_ecn = tcp.flags.E and tcp.flags.C
+        self.log.append(f"  SYN options {tcp.options} ecn-setup {bool(syn_ecn)} tos {syn.tos}")
+        flags = "SA" + ("E" if self.opts.get("ecn") and syn_ecn else "")
+        opts: list[tuple[str, Any]] = [("MSS", int(self.opts.get("mss", 1000)))]
+        if self.opts.get("sack"):
+            opts.append(("SAckOK", b""))
+        opts += self.tcp_options()
+        if "wscale" in self.opts:
+            opts.append(("WScale", int(self.opts["wscale"])))
+        synack = IPpkt(src=REMOTE, dst=LOCAL) / TCP(
+            sport=PORT, dport=tcp.sport, seq=self.irs, ack=self.iss + 1, flags=flags,
+            window=65535, options=opts,
+        )  # fmt: skip
+        self.write_packet(synack)
+        self.sport = tcp.sport
+        deadline = time.monotonic() + 3
+        while True:
+            pkt = self.read_packet(deadline - time.monotonic())
+            if pkt is None:
+                raise ScriptError("no ACK of the SYN-ACK")
+            if pkt.haslayer("TCP") and pkt["TCP"].flags.A and not pkt["TCP"].flags.S:
+                break
+        self.mss = self.info()["mss"]
+
+    def send_ack(self, words: list[str]) -> None:
+        from scapy.layers.inet import IP as IPpkt
+        from scapy.layers.inet import TCP
+
+        rtt = float(self.opts.get("rtt", 0))
+        if rtt:
+            time.sleep(rtt / 1000)
+        if words[0] == "all":  # everything sent so far
+            self.drain()
+            words = [str(self.sent_max), *words[1:]]
+        n = int(words[0])
+        flags = "A"
+        sacks: list[int] = []
+        dsack: list[int] = []
+        tsecr = None
+        times = 1
+        i = 1
+        while i < len(words):
+            w = words[i]
+            if w == "ece":
+                flags += "E"
+            elif w in ("sack", "dsack"):
+                a, b = span(words[i + 1])
+                block = [self.iss + 1 + (a - 1) * self.mss, self.iss + 1 + b * self.mss]
+                (dsack if w == "dsack" else sacks).extend(block)
+                i += 1
+            elif w == "ecr":
+                tsecr = self.first_tsval[int(words[i + 1])]
+                i += 1
+            elif re.fullmatch(r"x\d+", w):
+                times = int(w[1:])
+            else:
+                raise ScriptError(f"ack: unknown word {w!r}")
+            i += 1
+        ack = self.iss + 1 + n * self.mss
+        self.acked = max(self.acked, n)
+        for _ in range(times):
+            opts = self.tcp_options(tsecr)
+            blocks = dsack + sacks
+            if blocks:
+                opts = [("NOP", None), ("NOP", None), *opts, ("NOP", None), ("NOP", None)]
+                opts.append(("SAck", tuple(blocks[:8])))
+            wnd = 65535
+            pkt = IPpkt(src=REMOTE, dst=LOCAL) / TCP(
+                sport=PORT, dport=self.sport, seq=self.irs + 1, ack=ack, flags=flags,
+                window=wnd, options=opts,
+            )  # fmt: skip
+            self.write_packet(pkt)
+            self.log.append(f"{time.monotonic() - self.t0:7.3f} < ack {' '.join(words)}")
+
+    def pace(self, words: list[str]) -> None:
+        """``pace A-B step K every T``: a bottleneck ahead of the peer: ACK
+        segments A..B, K at a time, one ACK every T, while the socket keeps
+        sending (its queue, and so its RTT, grows when it sends faster)."""
+        a, b = span(words[0])
+        step = int(words[words.index("step") + 1])
+        every = seconds(words[words.index("every") + 1])
+        rtt, self.opts["rtt"] = self.opts.get("rtt", 0), 0
+        try:
+            nxt = time.monotonic()
+            # never below what is acknowledged already (a DUPACK, not a pace)
+            for n in range(max(a, self.acked + step), b + 1, step):
+                self.drain()
+                while self.sent_max < min(n, b):
+                    if self.next_segment(time.monotonic() + 3) is None:
+                        raise ScriptError(f"pace: segment {n} never sent")
+                self.send_ack([str(min(n, b))])
+                nxt += every
+                time.sleep(max(0.0, nxt - time.monotonic()))
+        finally:
+            self.opts["rtt"] = rtt
+
+    def expect(self, words: list[str]) -> None:
+        timeout = 3.0
+        if "within" in words:
+            timeout = seconds(words[words.index("within") + 1])
+            words = words[: words.index("within")]
+        deadline = time.monotonic() + timeout
+        if words[0] == "retransmit":
+            want = self.acked + 1 if words[1] == "una" else int(words[1])
+            while True:
+                s = self.next_segment(deadline)
+                if s is None:
+                    raise ScriptError(f"segment {want} was not retransmitted within {timeout} s")
+                if s.retransmit and s.seg == want:
+                    return
+        if words[0] == "cwr":
+            s = self.next_segment(deadline)
+            if s is None:
+                raise ScriptError("no data segment (expected one with CWR)")
+            if "C" not in s.flags:
+                raise ScriptError(f"segment {s.seg} has flags {s.flags}, no CWR")
+            return
+        if words[0] == "nothing":
+            deadline = time.monotonic() + seconds(words[1])
+            s = self.next_segment(deadline)
+            if s is not None:
+                raise ScriptError(f"unexpected segment {s.seg} (flags {s.flags})")
+            return
+        a, b = span(words[0]) if "-" in words[0] else (self.sent_max + 1, int(words[0]))
+        while self.sent_max < b:
+            s = self.next_segment(deadline)
+            if s is None:
+                raise ScriptError(f"segments {a}-{b} not sent within {timeout} s "
+                                  f"(got up to {self.sent_max})")  # fmt: skip
+
+    def drain(self) -> None:
+        """Read what the socket sent meanwhile (keeps sent_max and TSvals current)."""
+        while True:
+            pkt = self.read_packet(0)
+            if pkt is None:
+                return
+            if pkt.haslayer("TCP"):
+                s = self.segment_of(pkt)
+                if s is not None:
+                    self.pending.append(s)
+
+    def read_events(self) -> None:
+        path = TRACEFS / "trace"
+        lines = path.read_text().splitlines()
+        for line in lines[self.trace_read :]:
+            m = re.search(r"\s(\w+):\s+(.*)$", line)
+            if not m or line.startswith("#"):
+                continue
+            fields = dict(re.findall(r"(\w+)=(\S+)", m[2]))
+            self.events.append((m[1], fields))
+        self.trace_read = len(lines)
+
+    def event(self, words: list[str]) -> None:
+        self.read_events()
+        negate = words[0] == "no"
+        words = words[2:] if negate and words[1] == "event" else words[1:]
+        name, want = words[0], dict(w.split("=", 1) for w in words[1:])
+        for i, (ev, fields) in enumerate(self.events):
+            if ev != name:
+                continue
+            if negate:
+                raise ScriptError(f"unexpected event {ev}: {fields}")
+            del self.events[: i + 1]
+            bad = {k: fields.get(k) for k, v in want.items() if fields.get(k) != v}
+            if bad:
+                raise ScriptError(f"event {name}: wanted {want}, got {fields}")
+            self.log.append(f"  event {name} {fields}")
+            # its numbers for later checks: ev_ssthresh, ev_cwnd_before/after
+            for k, v in fields.items():
+                if re.fullmatch(r"\d+", v):
+                    self.names[f"ev_{k}"] = int(v)
+                elif m := re.fullmatch(r"(\d+)->(\d+)", v):
+                    self.names[f"ev_{k}_before"] = int(m[1])
+                    self.names[f"ev_{k}_after"] = int(m[2])
+            return
+        if not negate:
+            raise ScriptError(f"no event {name} (unread: {[e for e, _ in self.events]})")
+
+    def scope(self) -> dict[str, Any]:
+        self.drain()
+        return {**self.info(), **self.names}
+
+    def run_step(self, st: Step) -> None:
+        cmd, args = st.words[0], st.words[1:]
+        if cmd == "cc":
+            self.cc = args[0]
+        elif cmd == "sysctl":
+            key, value = args[0].split("=", 1)
+            Path("/proc/sys", *key.split(".")).write_text(value)
+        elif cmd == "route":
+            self.route = args
+        elif cmd == "param":
+            key, value = args[1].split("=", 1)
+            path = Path("/sys/module", args[0], "parameters", key)
+            self.params.setdefault(path, path.read_text().strip())
+            path.write_text(value)
+        elif cmd == "peer":
+            i = 0
+            while i < len(args):
+                if args[i] in ("mss", "wscale", "rtt"):
+                    self.opts[args[i]] = seconds(args[i + 1]) * 1000 if args[i] == "rtt" else \
+                        int(args[i + 1])  # fmt: skip
+                    i += 2
+                else:
+                    self.opts[args[i]] = True
+                    i += 1
+        elif cmd == "connect":
+            self.setup()
+            self.handshake()
+        elif cmd == "write":
+            assert self.sock is not None
+            data = b"x" * (int(args[0]) * self.mss)
+            sent = self.sock.send(data)
+            if sent != len(data):
+                raise ScriptError(f"write: the socket took {sent} of {len(data)} bytes")
+        elif cmd == "expect":
+            self.expect(args)
+        elif cmd == "ack":
+            self.drain()
+            self.send_ack(args)
+        elif cmd == "pace":
+            self.pace(args)
+        elif cmd == "wait":
+            time.sleep(seconds(args[0]))
+        elif cmd == "drop":
+            if args[0] == "on":
+                sh(TC, "qdisc", "replace", "dev", "tun0", "root", "pfifo", "limit", "0")
+            else:
+                sh(TC, "qdisc", "del", "dev", "tun0", "root")
+        elif cmd == "check":
+            scope = self.scope()
+            expr = st.text.split(None, 1)[1]
+            if not eval(expr, {"__builtins__": {}}, scope):  # the script's own expression
+                shown = {k: v for k, v in scope.items() if re.search(rf"\b{k}\b", expr)}
+                raise ScriptError(f"check {expr} failed: {shown}")
+            self.log.append(f"  ok {expr}  {self.brief(scope)}")
+        elif cmd == "let":
+            name, _, expr = st.text.split(None, 1)[1].partition("=")
+            self.names[name.strip()] = eval(expr, {"__builtins__": {}}, self.scope())
+        elif cmd in ("event", "no"):
+            self.event(st.words)
+
+    @staticmethod
+    def brief(scope: dict[str, Any]) -> str:
+        return (f"[cwnd {scope['cwnd']} ssthresh {scope['ssthresh']} {scope['state']}"
+                f" {scope['cc']}]")  # fmt: skip
+
+    def run(self) -> None:
+        for st in self.steps:
+            try:
+                self.run_step(st)
+            except ScriptError as e:
+                raise ScriptError(f"line {st.line} `{st.text}`: {e}") from None
+
+
+COMMANDS = {"cc", "sysctl", "route", "param", "peer", "connect", "write", "expect", "ack",
+            "pace", "wait", "drop", "check", "let", "event", "no"}  # fmt: skip
+
+
+def run_one(script: Path) -> dict[str, Any]:
+    """Run one script in this process (already in its own network namespace)."""
+    t0 = time.monotonic()
+    peer = Peer(parse(script.read_text()))
+    status, error = "ok", ""
+    try:
+        peer.run()
+    except (ScriptError, OSError, subprocess.CalledProcessError, KeyError) as e:
+        status, error = "fail", str(e)
+    finally:
+        if peer.sock is not None:
+            peer.sock.close()
+        for path, value in peer.params.items():
+            path.write_text(value)
+    return {"script": str(script), "status": status, "error": error, "log": peer.log,
+            "wall_s": round(time.monotonic() - t0, 3)}  # fmt: skip
+
+
+def tracing(on: bool) -> None:
+    for sys_ in ("jersey", "diffc", "newrenolp", "balde"):
+        p = TRACEFS / "events" / sys_ / "enable"
+        if p.exists():
+            p.write_text("1" if on else "0")
+    (TRACEFS / "trace").write_text("")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("scripts", nargs="+", type=Path)
+    ap.add_argument("--out", type=Path, help="JSON results of every script")
+    ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.one:
+        json.dump(run_one(args.scripts[0]), sys.stdout)
+        return 0
+    subprocess.run(["modprobe", "-q", "tun"], check=False)
+    results = []
+    for script in args.scripts:
+        tracing(True)
+        proc = subprocess.run(
+            ["unshare", "--net", "--", sys.executable, "-m", "tests.scripted.peer", "--one",
+             str(script)],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        try:
+            res = json.loads(proc.stdout)
+        except json.JSONDecodeError:
+            res = {"script": str(script), "status": "fail", "log": [],
+                   "error": f"runner exit {proc.returncode}: {proc.stderr[-2000:]}"}  # fmt: skip
+        results.append(res)
+        print(f"{res['status']:4} {script} {res.get('error', '')}", flush=True)
+    tracing(False)
+    doc = {"kernel": os.uname().release, "results": results}
+    if args.out:
+        args.out.write_text(json.dumps(doc, indent=1))
+    return 0 if all(r["status"] == "ok" for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
