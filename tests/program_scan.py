@@ -45,7 +45,7 @@ COMMAND_START = {";", "&&", "||", "|", "&", "(", "\n", "{", "!", "then", "do", "
 WRAPPERS = {"exec", "nice", "nohup", "setsid", "stdbuf", "sudo", "xargs", "unbuffer", "chrt"}
 # What a program runs by itself in the ways this repository uses it.
 IMPLIED = {
-    # Mininet (testbed/mn.py, mininet/topos.py, `mn --custom`): LinuxBridge
+    # Mininet (testbed/net/mininet_backend.py, mininet/topos.py, `mn --custom`): LinuxBridge
     # switches, TCLink, node shells, pingall.
     "mn": ("mnexec", "ifconfig", "brctl", "ethtool", "ip", "tc", "sysctl", "ping", "bash"),
     "mininet": ("mnexec", "ifconfig", "brctl", "ethtool", "ip", "tc", "sysctl", "ping", "bash"),

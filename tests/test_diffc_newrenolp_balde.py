@@ -1,4 +1,4 @@
-"""testbed/accept_issue5.py: trial lists and the summary's checks (no VM)."""
+"""testbed/experiments/diffc_newrenolp_balde.py: trial lists and the summary's checks (no VM)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,7 @@ from typing import Any
 
 import pytest
 
-from testbed import accept_issue5 as acc
-
-
-def test_jain() -> None:
-    assert acc.jain([1, 1, 1, 1, 1]) == pytest.approx(1.0)
-    assert acc.jain([1, 0, 0, 0, 0]) == pytest.approx(0.2)
-    assert acc.jain([]) == 0.0
+from testbed.experiments import diffc_newrenolp_balde as acc
 
 
 def test_parts_build_their_trials() -> None:

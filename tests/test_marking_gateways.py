@@ -1,4 +1,5 @@
-"""testbed.accept_qdisc: trial lists, metrics and criteria on synthetic results (no VM)."""
+"""testbed.experiments.marking_gateways: trial lists, metrics, criteria on synthetic results
+(no VM)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from testbed import accept_qdisc as aq
+from testbed.experiments import marking_gateways as aq
 
 
 def fig_result(gateway: str, run: int, qlens: list[int], goodput: float, rate_bps: float):

@@ -1,6 +1,6 @@
 """Metrics of a trial, computed from what it measured (pure functions, no VM).
 
-Everything here reads a point result as written by :mod:`testbed.harness`
+Everything here reads a point result as written by :mod:`testbed.run.harness`
 (iperf3 summaries, qdisc/netem counters, sampled time series, tracepoint
 events) and derives the numbers the report shows:
 
@@ -37,7 +37,10 @@ NOT_A_LOSS_KINDS = {"ece", "ecn", "tlp"}
 
 
 def jain(xs: list[float]) -> float:
-    """Jain's fairness index (sum x)^2 / (n sum x^2); 1 for an empty or all-zero list."""
+    """Jain's fairness index (sum x)^2 / (n sum x^2): 1 when every x is the same
+    (all zero too), NaN for no x at all."""
+    if not xs:
+        return math.nan
     sq = sum(x * x for x in xs)
     return (sum(xs) ** 2) / (len(xs) * sq) if sq > 0 else 1.0
 
@@ -288,7 +291,7 @@ def point_metrics(result: dict[str, Any]) -> dict[str, Any]:
             "from_s": lo,
             "to_s": hi,
             "goodput_bps": sum(vals),
-            "jain": jain(vals) if vals else math.nan,
+            "jain": jain(vals),
             "per_flow_bps": wg,
         }
     # bottleneck: ceiling, congestion and wireless drop rates

@@ -1,8 +1,8 @@
 """Tables, plots and ``report.md`` from the per-point JSON of a sweep (runs on the host).
 
 ``python -m testbed.report [--out results] [SCENARIO...]`` reads
-``OUT/<scenario>/runs/*.json`` (written by :mod:`testbed.harness`),
-recomputes every point's metrics (:mod:`testbed.metrics`), and writes per
+``OUT/<scenario>/runs/*.json`` (written by :mod:`testbed.run.harness`),
+recomputes every point's metrics (:mod:`testbed.analysis.metrics`), and writes per
 scenario ``OUT/<scenario>/<scenario>.md`` (its tables), ``summary.json``
 (the same numbers as data) and the figures its file asks for
 (``<name>.png`` and ``.svg``), then ``OUT/report.md`` linking them all,
@@ -25,9 +25,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from testbed import metrics, scenario
+from testbed import TOP
+from testbed.analysis import metrics
+from testbed.run import scenario
 
-TOP = Path(__file__).resolve().parent.parent
 # the kernel's schemes every goodput figure must show next to ours
 COMPARATORS = ("reno", "cubic", "westwood", "veno", "vegas", "bbr")
 OURS = ("jersey", "diffc", "newrenolp", "balde")

@@ -1,6 +1,6 @@
 """What building a topology costs with the netns builder and with Mininet.
 
-``python -m testbed.buildcost [--repeat 3] [--out FILE]`` (as root on the
+``python -m testbed.experiments.build_cost [--repeat 3] [--out FILE]`` (as root on the
 target kernel, e.g. through testbed/vm) builds and tears down the fig 5.11
 path and the SOHO network (9 nodes, 8 links) with each backend, one at a
 time and 4 at once, and prints (and writes) the wall times.  README.md's
@@ -17,13 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path as FsPath
 from typing import Any
 
-from testbed import topology
-from testbed.mn import MininetPath
-from testbed.netpath import Path
+from testbed.net import topologies
+from testbed.net.mininet_backend import MininetPath
+from testbed.net.path import Path
 
 
 def once(cls: type[Path], topo: str) -> dict[str, float]:
-    links = topology.links(topo)
+    links = topologies.links(topo)
     t0 = time.monotonic()
     path = cls(links).build()
     t1 = time.monotonic()

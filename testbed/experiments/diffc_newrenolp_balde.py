@@ -1,13 +1,16 @@
-"""Acceptance experiments of diffc, newrenolp and balde (issue 5), run in the VM.
+"""diffc, newrenolp and balde against reno: goodput, loss classification, fairness, RED.
 
-``python -m testbed.accept_issue5 --out results/issue5/<kernel>.json --part P [--part P ...]``
+The acceptance experiments of the diffc, newrenolp and balde modules, run in the VM::
+
+    python -m testbed.experiments.diffc_newrenolp_balde \
+        --out results/diffc-newrenolp-balde/<kernel>.json --part P [--part P ...]
 
 Parts (each merged into ``--out``, so a kernel's runs can span several VM
 invocations of a few minutes each):
 
 * ``nrlp_uniform``: NewReno-LP path (10 Mb/s 50 ms wired + 10 Mb/s wireless,
   queues = BDP), uniform loss 1e-3 ... 5e-2, newrenolp and reno; newrenolp
-  trials capture headers for per-loss ground truth (testbed.groundtruth).
+  trials capture headers for per-loss ground truth (testbed.measure.groundtruth).
 * ``nrlp_ge``: the same path with Gilbert-Elliott loss, good 1 s / bad 0.05 s
   (in packets at the link rate), bad-state loss 10 %, 50 %, 100 %.
 * ``nrlp_fair``: five newrenolp flows on the error-free path: Jain index.
@@ -37,14 +40,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from testbed import fading, groundtruth, modules, redmodel, scenarios
-from testbed.flows import Flow
-from testbed.netpath import Link, Loss, Queue
-from testbed.trial import Trial, environment, run_trials
+from testbed import modules
+from testbed.analysis.metrics import jain
+from testbed.measure import groundtruth
+from testbed.net import fading, redmodel, topologies
+from testbed.net.path import Link, Loss, Queue, per_from_ber
+from testbed.run.trial import ECN_SYSCTLS, Trial, environment, run_trials
+from testbed.traffic.flows import Flow
 
 # ECN on every connection of the sender, kept when its SYN is lost (without
 # it, one of six diffc connections at the satellite path's 33 % loss ran as Reno)
-ECN_SENDER = scenarios.ECN_SENDER_SYSCTLS
+ECN_SENDER = {"src": ECN_SYSCTLS}
 NRLP_PERS = (0.001, 0.005, 0.01, 0.02, 0.05)
 GE_BAD = (0.1, 0.5, 1.0)
 BALDE_PERS = (0.001, 0.01, 0.05)
@@ -60,10 +66,6 @@ SAT_ACK_BYTES = 52  # IPv4 + TCP + timestamps
 SAT_WINDOW = "30K"
 SAT_RED_LIMIT = 100
 RED_CASES = (15, 8, 7)
-
-
-def jain(xs: list[float]) -> float:
-    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if xs and any(xs) else 0.0
 
 
 def cpu_busy() -> tuple[float, float]:
@@ -143,7 +145,7 @@ def nrlp_getime(runs: int, duration: float) -> list[Trial]:
                 out.append(
                     Trial(
                         f"gt{bad:g}-{cc}-{run}",
-                        scenarios.newrenolp_path(Loss.random(0.0)),
+                        topologies.links("newrenolp", loss=Loss.random(0.0)),
                         [Flow("src", "rcv", cc, duration)],
                         params={"fading": fade.to_json(), "cc": cc, "run": run, "capture": capture},
                         trace_events=["newrenolp/newrenolp_loss"] if capture else [],
@@ -159,7 +161,7 @@ def nrlp_trial(name: str, loss: Loss, cc: str, duration: float, run: int) -> Tri
     capture = cc == "newrenolp"
     return Trial(
         name,
-        scenarios.newrenolp_path(loss),
+        topologies.links("newrenolp", loss=loss),
         [Flow("src", "rcv", cc, duration)],
         params={"loss": loss.to_json(), "cc": cc, "run": run, "capture": capture},
         trace_events=["newrenolp/newrenolp_loss"] if capture else [],
@@ -171,7 +173,7 @@ def nrlp_fair(runs: int, duration: float) -> list[Trial]:
     return [
         Trial(
             f"fair-{run}",
-            scenarios.newrenolp_path(None),
+            topologies.links("newrenolp"),
             [Flow("src", "rcv", "newrenolp", duration) for _ in range(5)],
             params={"cc": "newrenolp", "flows": 5, "run": run},
         )
@@ -187,7 +189,7 @@ def balde(runs: int, duration: float) -> list[Trial]:
                 out.append(
                     Trial(
                         f"b{per:g}-{cc}-{run}",
-                        scenarios.balde_path(Loss.random(per)),
+                        topologies.links("balde", loss=Loss.random(per)),
                         [Flow("src", "rcv", cc, duration)],
                         params={"per": per, "cc": cc, "run": run},
                         trace_events=["balde/balde_loss"] if cc == "balde" else [],
@@ -219,10 +221,17 @@ def sat_queue(n_flows: int) -> tuple[Queue, dict[str, Any]]:
     }
 
 
-def sat_flow(cc: str, duration: float) -> Flow:
+def sat_flow(cc: str, duration: float, dst: str = "dst") -> Flow:
     """1000-byte packets, a 30-segment window, time for a slow lossy link to say goodbye."""
-    return Flow(
-        "src", "rcv", cc, duration, mss=SAT_MSS, window=SAT_WINDOW, timeout_s=duration + 240
+    return Flow("src", dst, cc, duration, mss=SAT_MSS, window=SAT_WINDOW, timeout_s=duration + 240)
+
+
+def satellite_path(
+    queue: Queue, loss: Loss | None = None, loss_rev: Loss | None = None
+) -> list[Link]:
+    """The satellite topology with ``queue`` (RED + ECN) at both gateways, 1000-packet LANs."""
+    return topologies.links(
+        "satellite", gateway=queue, loss=loss, loss_rev=loss_rev, lan_buffer=1000
     )
 
 
@@ -232,13 +241,13 @@ def satellite(runs: int, duration: float) -> list[Trial]:
     q2, m2 = sat_queue(2)
     for run in range(runs):
         for ber in SAT_BERS:
-            fwd = scenarios.per_from_ber(ber, SAT_DATA_BYTES)
-            rev = scenarios.per_from_ber(ber, SAT_ACK_BYTES)
+            fwd = per_from_ber(ber, SAT_DATA_BYTES)
+            rev = per_from_ber(ber, SAT_ACK_BYTES)
             for cc in ("diffc", "reno"):
                 out.append(
                     Trial(
                         f"sat{ber:g}-{cc}-{run}",
-                        scenarios.satellite_path(q1, Loss.random(fwd), Loss.random(rev)),
+                        satellite_path(q1, Loss.random(fwd), Loss.random(rev)),
                         [sat_flow(cc, duration)],
                         sysctls=ECN_SENDER,
                         params={
@@ -255,7 +264,7 @@ def satellite(runs: int, duration: float) -> list[Trial]:
         out.append(
             Trial(
                 f"satshare-{run}",
-                scenarios.satellite_path(q2),
+                satellite_path(q2),
                 [
                     sat_flow("diffc", duration),
                     sat_flow("reno", duration),
@@ -266,19 +275,6 @@ def satellite(runs: int, duration: float) -> list[Trial]:
             )
         )
     return out
-
-
-def red_path(queue: Queue) -> list[Link]:
-    """`001_...` fig. 2: sources - R1 -bottleneck- R2 - destinations, RTT 59 ms.
-
-    2 Mb/s with 1000-byte packets: one flow's window is 14.75 packets of
-    bandwidth-delay product plus the queue, about the 19 of the model.
-    """
-    return [
-        Link("src", "r1", rate_mbit=10, delay_ms=0.5, queue=Queue.pfifo(1000)),
-        Link("r1", "r2", rate_mbit=2, delay_ms=28.5, queue=queue),
-        Link("r2", "rcv", rate_mbit=10, delay_ms=0.5, queue=Queue.pfifo(1000)),
-    ]
 
 
 def red(runs: int, duration: float) -> list[Trial]:
@@ -293,8 +289,11 @@ def red(runs: int, duration: float) -> list[Trial]:
                 out.append(
                     Trial(
                         f"red{max_th}-{mode}-{run}",
-                        red_path(Queue("red", tuple(args))),
-                        [sat_flow("reno", duration)],
+                        # 2 Mb/s with 1000-byte packets: one flow's window is 14.75
+                        # packets of bandwidth-delay product plus the queue, about
+                        # the 19 of the model
+                        topologies.links("dumbbell", gateway=Queue("red", tuple(args))),
+                        [sat_flow("reno", duration, dst="rcv")],
                         sysctls=ECN_SENDER,
                         params={
                             "min_th": 5,
@@ -533,7 +532,7 @@ def fmt(x: float | None, scale: float = 1.0, digits: int = 2) -> str:
 
 
 def markdown(summaries: list[dict[str, Any]]) -> str:
-    lines = ["# Issue 5 acceptance: diffc, newrenolp, balde", ""]
+    lines = ["# Acceptance of diffc, newrenolp and balde", ""]
     lines.append(
         "Medians of the runs; per-run numbers and every parameter are in the "
         "per-kernel JSON next to this file."

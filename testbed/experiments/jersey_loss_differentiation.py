@@ -1,6 +1,8 @@
-"""Acceptance experiment of the jersey module (runs on the target kernel).
+"""jersey's loss differentiation: goodput against reno and its wireless/congestion decisions.
 
-``python -m testbed.accept_jersey --out FILE [--runs 3] [--duration 30]``
+The acceptance experiment of the jersey module (runs on the target kernel).
+
+``python -m testbed.experiments.jersey_loss_differentiation --out FILE [--runs 3] [--duration 30]``
 
 On the thesis fig 5.11 path (source -10 Mb/s, 45 ms- gateway -2 Mb/s,
 1 ms- receiver) with the thesis's CW marking gateway (``cw``, 50-packet
@@ -29,16 +31,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-from testbed import modules, scenarios
-from testbed.flows import Flow
-from testbed.netpath import Loss, Queue
-from testbed.trial import Trial, environment, run_trials
+from testbed import modules
+from testbed.analysis.metrics import ceiling
+from testbed.net import topologies
+from testbed.net.path import Loss, Queue
+from testbed.run.trial import ECN_SYSCTLS, Trial, environment, run_trials
+from testbed.traffic.flows import Flow
 
-SENDERS = scenarios.ECN_SENDER_SYSCTLS
+SENDERS = {"src": ECN_SYSCTLS}
 GE_MEAN = 0.05
 LOSS_CAUSES = ("wireless", "congestion", "rto_wireless", "rto_congestion")
 WIRELESS_CAUSES = ("wireless", "rto_wireless")
 CEILING_BPS = 2e6
+# Gilbert-Elliott with a 5 % mean: bad states of two packets on average
+# losing half their packets, good states a tenth of the mean
+GE_LOSS = Loss.ge_mean(GE_MEAN, burst=2, bad_loss=0.5, good_loss=GE_MEAN / 10)
 
 
 def gateway() -> Queue:
@@ -52,7 +59,7 @@ def trials(runs: int, duration: float) -> list[Trial]:
         ("u5", Loss.random(0.05), [["jersey"], ["reno"]]),
         ("cong", None, [["jersey", "reno"]]),
         ("burst", None, [["jersey"]]),
-        ("ge5", scenarios.ge_for_mean(GE_MEAN), [["jersey"], ["reno"], ["westwood"], ["bbr"]]),
+        ("ge5", GE_LOSS, [["jersey"], ["reno"], ["westwood"], ["bbr"]]),
     ]
     for run in range(runs):
         for point, loss, mixes in points:
@@ -63,7 +70,7 @@ def trials(runs: int, duration: float) -> list[Trial]:
                 out.append(
                     Trial(
                         f"{point}-{'+'.join(ccs)}-run{run}",
-                        scenarios.fig511(loss, gateway()),
+                        topologies.links("fig511", loss=loss, gateway=gateway()),
                         flows,
                         sysctls=SENDERS,
                         params={
@@ -132,8 +139,8 @@ def summarise(doc: dict[str, Any]) -> dict[str, Any]:
             "reno_bps": med(reno),
             "jersey_runs_bps": j,
             "reno_runs_bps": reno,
-            "ceiling_bps": CEILING_BPS * (1 - per),
-            "jersey_over_ceiling": med(j) / (CEILING_BPS * (1 - per)),
+            "ceiling_bps": ceiling(CEILING_BPS, per),
+            "jersey_over_ceiling": med(j) / ceiling(CEILING_BPS, per),
             "jersey_over_reno": med(j) / med(reno),
             "decisions": dec,
             "loss_decisions": losses,
@@ -186,7 +193,7 @@ def summarise(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def criteria(s: dict[str, Any]) -> dict[str, bool]:
-    """Issue 3's acceptance criteria on a summary."""
+    """The acceptance criteria of the jersey module on a summary."""
     return {
         "u1: jersey >= 0.85 ceiling": s["u1"]["jersey_over_ceiling"] >= 0.85,
         "u1: jersey >= 1.15 reno": s["u1"]["jersey_over_reno"] >= 1.15,

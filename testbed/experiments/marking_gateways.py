@@ -1,6 +1,9 @@
-"""Acceptance experiment of the marking qdiscs (runs on the target kernel).
+"""The marking gateways: queue, utilisation and goodput of cw and vcrr; fairness and tail
+drops of staggered flows behind vcrr.
 
-``python -m testbed.accept_qdisc --out FILE [--runs 3] [--parts fig810,staggered]``
+The acceptance experiment of the marking qdiscs (runs on the target kernel).
+
+``python -m testbed.experiments.marking_gateways --out FILE [--runs 3] [--parts fig810,staggered]``
 
 * ``fig810`` (thesis fig 8.10-8.20): the fig 5.11 path (source -10 Mb/s,
   45 ms- gateway -2 Mb/s, 1 ms- receiver), 1% random loss on the wireless
@@ -34,12 +37,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from testbed import modules, scenarios, topology
-from testbed.flows import Flow
-from testbed.metrics import arrivals, jain, window_goodput
-from testbed.trial import Trial, environment, run_trials
+from testbed import modules
+from testbed.analysis.metrics import arrivals, jain, window_goodput
+from testbed.net import topologies
+from testbed.run.trial import ECN_SYSCTLS, Trial, environment, run_trials
+from testbed.traffic.flows import Flow
 
-SENDERS = scenarios.ECN_SENDER_SYSCTLS
+SENDERS = {"src": ECN_SYSCTLS}
 QUEUE = "gw->rcv"
 GATEWAYS = {
     "cwaq": {"kind": "cw", "limit": 50, "thresh": 25, "mode": "aq"},
@@ -50,14 +54,13 @@ STAGGER_S = (0, 20, 40)
 STAGGER_END_S = 60
 JAIN_WINDOW = (42, 60)
 DROPS_AFTER_S = 10
-FIG810_KEYS = ("goodput_bps", "qlen_mean", "qlen_std", "utilisation", "utilisation_all")
 
 
 def fig810_trials(runs: int, duration: float) -> list[Trial]:
     out = []
     for run in range(runs):
         for name, gw in GATEWAYS.items():
-            links = topology.links("fig511", gateway=gw, loss=0.01, loss_rev=0.01)
+            links = topologies.links("fig511", gateway=gw, loss=0.01, loss_rev=0.01)
             out.append(
                 Trial(
                     f"fig810-{name}-run{run}",
@@ -76,7 +79,7 @@ def staggered_trials(runs: int) -> list[Trial]:
     out = []
     gw = {"kind": "vcrr", "limit": 50, "gamma": 0.95}
     for run in range(runs):
-        links = topology.links("staggered", gateway=gw, loss=0.01, loss_rev=0.01)
+        links = topologies.links("staggered", gateway=gw, loss=0.01, loss_rev=0.01)
         flows = [
             Flow(f"s{i + 1}", "rcv", "jersey", STAGGER_END_S - start, start, f"flow{i + 1}")
             for i, start in enumerate(STAGGER_S)

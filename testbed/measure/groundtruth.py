@@ -48,10 +48,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from testbed.flows import BASE_PORT
-from testbed.netpath import IP, Link, Path
+from testbed.measure.trace import host_of
+from testbed.net.path import IP, Link, Path
 from testbed.programs import require
-from testbed.trace import host_of
+from testbed.traffic.flows import BASE_PORT
 
 SNAPLEN = 96
 # a decision's transmission may be seen at the first point this much before

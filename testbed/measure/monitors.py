@@ -21,7 +21,7 @@ import threading
 import time
 from typing import Any
 
-from testbed.netpath import IP, TC, Path
+from testbed.net.path import IP, TC, Path
 from testbed.programs import require
 
 

@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from testbed.netpath import TC, Path, air_cmds, pct
+from testbed.net.path import TC, Path, air_cmds, pct
 from testbed.programs import require
 
 

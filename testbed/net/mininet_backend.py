@@ -1,6 +1,9 @@
-"""Mininet face of the path model: topologies of netpath links as Mininet networks.
+"""The Mininet backend: topologies of netpath links as Mininet networks.
 
-A :class:`LinkTopo` turns a list of :class:`testbed.netpath.Link` into a
+Imported only when Mininet is chosen (``--backend mininet``, ``mn --custom
+mininet/topos.py``, :mod:`testbed.experiments.build_cost`).
+
+A :class:`LinkTopo` turns a list of :class:`testbed.net.path.Link` into a
 Mininet topology with exactly the netns builder's shape (see netpath.py):
 
 * every end node is a :class:`Router` host (its own network namespace,
@@ -9,22 +12,22 @@ Mininet topology with exactly the netns builder's shape (see netpath.py):
   :class:`AirBridge`, a Linux bridge (no Open vSwitch, no controller) in its
   own namespace;
 * the devices are configured by :class:`PathIntf` with the tc lines of
-  :func:`testbed.netpath.link_tc_cmds` (htb + bottleneck queue on the ends,
+  :func:`testbed.net.path.link_tc_cmds` (htb + bottleneck queue on the ends,
   netem delay + corruption loss on the air ports), the same lines the netns
   builder feeds to ``tc -batch``, and the same addresses
   (10.<path id>.<link>.<1|2>) and routes.
 
-:class:`MininetPath` is a :class:`testbed.netpath.Path` built by Mininet: it
+:class:`MininetPath` is a :class:`testbed.net.path.Path` built by Mininet: it
 attaches a named network namespace (``ip netns attach``) to every Mininet
 node, so flows, monitors and statistics run unchanged on either backend.
 
-The small per-paper topology classes live in ``mininet/topos.py`` (usable
-with ``mn --custom``); :mod:`testbed.topology` loads them for the harness.
+:func:`topo_class` makes the Mininet topology class of each of the papers'
+topologies (:mod:`testbed.net.topologies`); ``mininet/topos.py`` offers them
+to ``mn --custom``.
 """
 
 from __future__ import annotations
 
-import inspect
 import subprocess
 import time
 from typing import Any, ClassVar
@@ -35,7 +38,7 @@ from mininet.log import setLogLevel
 from mininet.net import Mininet
 from mininet.node import Node, Switch
 from mininet.topo import Topo
-from testbed.netpath import (
+from testbed.net.path import (
     AIR_BRIDGE_CMDS,
     IP,
     TC,
@@ -47,6 +50,7 @@ from testbed.netpath import (
     offload_cmd,
     route_cmds,
 )
+from testbed.net.topologies import Topology
 
 
 def _run(node: Node, cmd: str) -> str:
@@ -162,12 +166,11 @@ def add_path(
 class LinkTopo(Topo):
     """A Mininet topology given by netpath links.
 
-    Subclasses define :meth:`make` (keyword parameters, the paper's values
-    as defaults) and may override some defaults in :attr:`defaults`;
-    ``LinkTopo(links=[...])`` takes an explicit list of links instead.
+    ``LinkTopo(links=[...])`` takes an explicit list of links; the classes
+    :func:`topo_class` makes take a topology's parameters instead.
     """
 
-    defaults: ClassVar[dict[str, Any]] = {}
+    topology: ClassVar[type[Topology] | None] = None
 
     def build(  # type: ignore[override]
         self,
@@ -177,37 +180,19 @@ class LinkTopo(Topo):
         **params: Any,
     ) -> None:
         if links is None:
-            links = self.path_links(**params)
+            if self.topology is None:
+                raise TypeError("LinkTopo: no links and no topology")
+            links = self.topology.path_links(**params)
         elif params:
             raise TypeError(f"LinkTopo: parameters {sorted(params)} given with explicit links")
         self.link_list = links
         add_path(self, links, path_id, sysctls)
 
-    @classmethod
-    def make(cls, **params: Any) -> list[Link]:
-        raise NotImplementedError(f"{cls.__name__} defines no make()")
 
-    @classmethod
-    def parameters(cls) -> dict[str, Any]:
-        """The topology's parameters and their defaults."""
-        sig = inspect.signature(cls.make)
-        params = {
-            p.name: p.default
-            for p in sig.parameters.values()
-            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
-        }
-        return {**params, **cls.defaults}
-
-    @classmethod
-    def path_links(cls, **params: Any) -> list[Link]:
-        """The links with ``params`` (unknown names are an error)."""
-        known = cls.parameters()
-        unknown = sorted(set(params) - set(known))
-        if unknown:
-            raise ValueError(
-                f"{cls.__name__}: unknown parameters {unknown}; known: {', '.join(known)}"
-            )
-        return cls.make(**{**cls.defaults, **params})
+def topo_class(topology: type[Topology]) -> type[LinkTopo]:
+    """The Mininet topology class of one of :mod:`testbed.net.topologies`:
+    ``topo_class(topologies.get("fig511"))(loss=0.01)``."""
+    return type(topology.__name__, (LinkTopo,), {"topology": topology, "__doc__": topology.__doc__})
 
 
 class MininetPath(Path):

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 IP = "/usr/sbin/ip" if os.path.exists("/usr/sbin/ip") else "ip"
-_TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _find_tc() -> str:
@@ -113,7 +113,6 @@ def air_cmds(dev: str, delay_ms: float, loss: Loss | None) -> list[str]:
 
 # The air namespace of a link: two ports, "pa" towards a and "pb" towards b,
 # bridged.  These ``ip`` batch lines build the bridge once both ports exist.
-AIR_PORTS = ("pa", "pb")
 AIR_BRIDGE_CMDS = [
     "link add br0 type bridge stp_state 0 forward_delay 0",
     "link set pa master br0 up",
@@ -139,7 +138,7 @@ def link_tc_cmds(link: Link) -> dict[str, list[str]]:
     air ports: delay and corruption towards a and towards b).
 
     The single source of the link model for both the namespace builder
-    (:class:`Path`) and the Mininet topologies (``testbed/mn.py``).
+    (:class:`Path`) and the Mininet topologies (``testbed/net/mininet_backend.py``).
     """
     dev = Path.dev(link)
     return {
@@ -199,6 +198,33 @@ def route_cmds(path_id: int, nodes: list[str], links: list[Link]) -> dict[str, l
                 f"route add 10.{path_id}.{link.index}.0/24 via {node_addr(path_id, via, hop)}"
             )
     return out
+
+
+def per_from_ber(ber: float, packet_bytes: int) -> float:
+    """Packet error rate of ``packet_bytes`` packets at bit error rate ``ber``."""
+    return 1 - (1 - ber) ** (8 * packet_bytes)
+
+
+def red_args(
+    limit_bytes: int,
+    min_bytes: int,
+    max_bytes: int,
+    avpkt: int,
+    burst: int,
+    max_p: float,
+    bandwidth: str,
+) -> list[str]:
+    """Options of ``tc qdisc ... red ... ecn`` (``burst`` sets the averaging weight)."""
+    return [
+        "limit", str(limit_bytes),
+        "min", str(min_bytes),
+        "max", str(max_bytes),
+        "avpkt", str(avpkt),
+        "burst", str(burst),
+        "probability", f"{max_p:g}",
+        "bandwidth", bandwidth,
+        "ecn",
+    ]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -296,7 +322,7 @@ class Loss:
             )
         if "ber" in keys:
             need({"ber", "bytes"})
-            per = 1 - (1 - float(spec["ber"])) ** (8 * int(spec["bytes"]))
+            per = per_from_ber(float(spec["ber"]), int(spec["bytes"]))
             return Loss.random(per) if per > 0 else None
         raise ValueError(f"loss: unknown model {spec!r}")
 
@@ -345,19 +371,16 @@ class Queue:
         default is tc-red(8)'s recommendation (2 min + max) / 3.
         """
         burst = burst or int((2 * min_pkts + max_pkts) / 3) + 1
-        return Queue(
-            "red",
-            (
-                "limit", str(int(limit_pkts * avpkt)),
-                "min", str(int(min_pkts * avpkt)),
-                "max", str(int(max_pkts * avpkt)),
-                "avpkt", str(avpkt),
-                "burst", str(burst),
-                "probability", f"{max_p:g}",
-                "bandwidth", f"{rate_mbit:g}mbit",
-                "ecn",
-            ),
-        )  # fmt: skip
+        args = red_args(
+            int(limit_pkts * avpkt),
+            int(min_pkts * avpkt),
+            int(max_pkts * avpkt),
+            avpkt,
+            burst,
+            max_p,
+            f"{rate_mbit:g}mbit",
+        )
+        return Queue("red", tuple(args))
 
     @staticmethod
     def from_spec(spec: Any, rate_mbit: float) -> Queue:
@@ -611,17 +634,6 @@ class Path:
             if q.get("handle") == "10:":
                 return q
         raise RuntimeError(f"no bottleneck queue on {node}/{self.dev(link)}")
-
-    def air_stats(self, link: Link, reverse: bool = False) -> dict[str, Any]:
-        """netem statistics of a link direction: ``packets`` passed, ``drops`` lost."""
-        dev = "pa" if reverse else "pb"
-        for q in self.qdisc_stats(self.air(link), dev):
-            if q.get("kind") == "netem":
-                return q
-        raise RuntimeError(f"no netem on {self.air(link)}/{dev}")
-
-    def node_sysctl(self, node: str, key: str, value: str) -> None:
-        sh("sysctl", "-qw", f"{key}={value}", ns=self.ns(node))
 
     def nstat(self, node: str) -> dict[str, int]:
         """The kernel's SNMP/netstat counters of a node (absolute values)."""

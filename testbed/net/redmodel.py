@@ -21,7 +21,7 @@ The papers do not state ``m`` and ``W_i`` for their table; one flow with a
 window of 19 packets, fitted to their case 1 (7.3), predicts their cases 2
 and 3 (6.7, 9.6) within 0.12 (tests/test_redmodel.py).
 
-``python -m testbed.redmodel --min-th 5 --w 0.002 --max-p 0.1 --flow 19:0.059``
+``python -m testbed.net.redmodel --min-th 5 --w 0.002 --max-p 0.1 --flow 19:0.059``
 prints the model's ``max_th`` and the matching ``tc qdisc ... red ... ecn``
 command as JSON.  Linux's RED takes its averaging weight as ``2^-Wlog``,
 which tc derives from ``burst``; :func:`burst_for_weight` picks the burst
@@ -35,6 +35,8 @@ import json
 import math
 from dataclasses import dataclass
 from typing import Any
+
+from testbed.net.path import red_args
 
 
 @dataclass(frozen=True)
@@ -127,17 +129,15 @@ def tc_red_args(
     harddrop: bool = False,
 ) -> list[str]:
     """Arguments of ``tc qdisc add ... red`` (thresholds in packets of ``avpkt`` bytes)."""
-    burst = burst_for_weight(w, min_th)
-    args = [
-        "limit", str(int(limit_pkts * avpkt)),
-        "min", str(round(min_th * avpkt)),
-        "max", str(round(max_th_pkts * avpkt)),
-        "avpkt", str(avpkt),
-        "burst", str(burst),
-        "probability", f"{max_p:g}",
-        "bandwidth", f"{bandwidth_kbit:g}kbit",
-        "ecn",
-    ]  # fmt: skip
+    args = red_args(
+        int(limit_pkts * avpkt),
+        round(min_th * avpkt),
+        round(max_th_pkts * avpkt),
+        avpkt,
+        burst_for_weight(w, min_th),
+        max_p,
+        f"{bandwidth_kbit:g}kbit",
+    )
     if harddrop:
         args.append("harddrop")
     return args

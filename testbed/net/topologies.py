@@ -1,50 +1,77 @@
-"""The papers' topologies as Mininet topologies (also the harness's topology source).
+"""The papers' paths: the one source of the testbed's topologies.
 
-Each class is a small :class:`testbed.mn.LinkTopo`: its ``links()`` takes
-the topology's parameters (the paper's values are the defaults) and returns
-netpath links; Mininet builds them with routers as hosts with forwarding,
-one Linux bridge per link medium (no Open vSwitch, no controller), htb +
-bottleneck queue at each sender-side device and netem delay/loss on the
-medium, per direction.  The scenario files in ``scenarios/`` name a class
-and its parameters, and the harness builds the same links with the netns
-builder or Mininet.
+Each class is a :class:`Topology`: :meth:`Topology.make` takes the topology's
+parameters (the paper's values are the defaults) and returns the links of
+:mod:`testbed.net.path` (rates, delays, bottleneck queues, loss per
+direction).  Scenario files name a topology and its parameters
+(``[topology] name = "fig511"``); experiments and tests ask for the links::
 
-From the command line (as root, on a kernel with netem, e.g. in testbed/vm)::
+    from testbed.net import topologies
+    links = topologies.links("fig511", loss=0.01, gateway={"kind": "cw", "limit": 50})
 
-    mn --custom mininet/topos.py --topo fig511,loss=0.01 --switch lxbr --controller none
-    mn --custom mininet/topos.py --topo scenario,fig5_11,point=3 --switch lxbr \\
-       --controller none --test pingall
-
-From Python::
-
-    from testbed import topology
-    from mininet.net import Mininet
-    net = Mininet(topo=topology.get("fig511")(loss=0.01), controller=None)
+The netns builder (:class:`testbed.net.path.Path`) and the Mininet backend
+(:mod:`testbed.net.mininet_backend`, ``mn --custom mininet/topos.py``) build
+the same links; nothing here imports Mininet.
 
 Queues (``gateway`` etc.) are a qdisc kind (pfifo, red_ecn, cw, vcrr,
-fq_codel, pie) or a table of options (see ``netpath.Queue.from_spec``);
-losses are a probability or a table (``netpath.Loss.from_spec``: random,
-Gilbert-Elliott by mean and burst or by state durations, bit error rate).
+fq_codel, pie), a table of options (see ``Queue.from_spec``) or a
+:class:`Queue`; losses are a probability, a table (``Loss.from_spec``:
+random, Gilbert-Elliott by mean and burst or by state durations, bit error
+rate) or a :class:`Loss`.
 """
 
 from __future__ import annotations
 
 import inspect
-import os
-import sys
 from typing import Any, ClassVar
 
-try:
-    _HERE = os.path.dirname(os.path.abspath(__file__))
-except NameError:  # exec'd by ``mn --custom``, which defines no __file__
-    _frame = inspect.currentframe()
-    assert _frame is not None
-    _HERE = os.path.dirname(os.path.abspath(_frame.f_code.co_filename))
-if os.path.dirname(_HERE) not in sys.path:
-    sys.path.insert(0, os.path.dirname(_HERE))
+from testbed.net.path import Link, Loss, Queue
 
-from testbed.mn import LinkTopo
-from testbed.netpath import Link, Loss, Queue
+# The sender's own egress never holds a queue (TCP Small Queues), so a wired
+# bottleneck that the papers put at the sender's interface sits on a router
+# "r" reached over this fast, lossless hop instead.
+ACCESS_MBIT = 1000
+
+
+class Topology:
+    """A topology of the papers, as a function of its parameters.
+
+    Subclasses define :meth:`make` (keyword parameters, the paper's values
+    as defaults) and may override some defaults in :attr:`defaults`.
+    """
+
+    defaults: ClassVar[dict[str, Any]] = {}
+
+    @classmethod
+    def make(cls, **params: Any) -> list[Link]:
+        raise NotImplementedError(f"{cls.__name__} defines no make()")
+
+    @classmethod
+    def parameters(cls) -> dict[str, Any]:
+        """The topology's parameters and their defaults."""
+        sig = inspect.signature(cls.make)
+        params = {
+            p.name: p.default
+            for p in sig.parameters.values()
+            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+        }
+        return {**params, **cls.defaults}
+
+    @classmethod
+    def path_links(cls, **params: Any) -> list[Link]:
+        """The links with ``params`` (unknown names are an error)."""
+        known = cls.parameters()
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            raise ValueError(
+                f"{cls.__name__}: unknown parameters {unknown}; known: {', '.join(known)}"
+            )
+        return cls.make(**{**cls.defaults, **params})
+
+
+def bdp_packets(rate_mbit: float, rtt_ms: float, packet_bytes: int = 1500) -> int:
+    """The bandwidth-delay product in packets (at least 2)."""
+    return max(2, int(rate_mbit * 1e6 * rtt_ms / 1e3 / 8 / packet_bytes))
 
 
 def _queue(spec: Any, rate_mbit: float, buffer: int) -> Queue:
@@ -60,7 +87,7 @@ def _loss(spec: Any) -> Loss | None:
     return spec if isinstance(spec, Loss) else Loss.from_spec(spec)
 
 
-class WiredWireless(LinkTopo):
+class WiredWireless(Topology):
     """senders --wired-- gw --wireless (lossy)-- rcv.
 
     ``senders`` sources (``src`` if 1, else ``s1``..``sN``) each reach the
@@ -130,12 +157,13 @@ class Staggered(WiredWireless):
     defaults: ClassVar[dict[str, Any]] = {"senders": 3, "wired_mbit": 100, "wireless_mbit": 5}
 
 
-class Satellite(LinkTopo):
+class Satellite(Topology):
     """000_/001_ fig 6/7: src -10 Mb/s LAN- ra =64 kb/s, 280 ms satellite= rb -LAN- dst.
 
     Both gateways (``ra`` towards the satellite, ``rb`` back) use ``gateway``
     (RED with ECN by default); the satellite hop loses packets both ways
-    (``loss`` data direction, ``loss_rev`` ACK direction).
+    (``loss`` data direction, ``loss_rev`` ACK direction).  The LANs' queues
+    hold ``lan_buffer`` packets (default: ``buffer``).
     """
 
     @classmethod
@@ -149,11 +177,13 @@ class Satellite(LinkTopo):
         gateway: Any = None,
         loss: Any = None,
         loss_rev: Any = None,
+        lan_buffer: int | None = None,
     ) -> list[Link]:
         sat = sat_kbit / 1000
+        lan = lan_buffer or buffer
         gw = gateway or {"kind": "red_ecn", "min": 5, "max": 8, "max_p": 0.1, "avpkt": 1000}
         return [
-            Link("src", "ra", lan_mbit, lan_ms, queue=Queue.pfifo(buffer)),
+            Link("src", "ra", lan_mbit, lan_ms, queue=Queue.pfifo(lan)),
             Link(
                 "ra",
                 "rb",
@@ -164,11 +194,11 @@ class Satellite(LinkTopo):
                 queue=_queue(gw, sat, buffer),
                 queue_rev=_queue(gw, sat, buffer),
             ),
-            Link("rb", "dst", lan_mbit, lan_ms, queue=Queue.pfifo(buffer)),
+            Link("rb", "dst", lan_mbit, lan_ms, queue=Queue.pfifo(lan)),
         ]
 
 
-class ReversePath(LinkTopo):
+class ReversePath(Topology):
     """Thesis fig 6.2 / 7.1: src -r1 =core= r2- dst, cross nodes c1 at r1 and c2 at r2.
 
     Cross traffic c2 -> c1 crosses the core in the direction of the main
@@ -209,7 +239,7 @@ class ReversePath(LinkTopo):
         ]
 
 
-class Soho(LinkTopo):
+class Soho(Topology):
     """Thesis fig 7.6: a SOHO network behind an asymmetric lossy wireless hop.
 
     ``src``, ``c1``, ``c3`` (wired) -- ``r1`` -- ``bs`` (access point)
@@ -258,21 +288,88 @@ class Soho(LinkTopo):
         ]
 
 
-class ScenarioTopo(LinkTopo):
-    """The topology of one point of a scenario file: ``--topo scenario,NAME[,point=N]``."""
+class AccessPath(Topology):
+    """src -fast- r -wired- STATION -wireless (lossy)- rcv, the wired bottleneck on router r.
 
-    def build(  # type: ignore[override]
-        self, name: str, point: int = 0, profile: str = "", **params: Any
-    ) -> None:
-        from testbed import scenario
+    The papers put the wired bottleneck at the sender; here it is the egress
+    of a router ``r`` behind a fast lossless access hop (see ACCESS_MBIT).
+    The wired link's queue (congestion drops) is on ``r``, the wireless
+    link's on the base station; netem's losses on the wireless hop are the
+    wireless ground truth.
+    """
 
-        sc = scenario.load(name)
-        pts = sc.points(profile or None)
-        super().build(links=pts[int(point)].links(), **params)
+    station: ClassVar[str] = "bs"
+
+    @classmethod
+    def make(  # type: ignore[override]
+        cls,
+        wired_mbit: float = 10,
+        wired_ms: float = 50,
+        wired_buffer: int | None = None,
+        wireless_mbit: float = 10,
+        wireless_ms: float = 0.01,
+        wireless_buffer: int | None = None,
+        loss: Any = None,
+    ) -> list[Link]:
+        """Buffers of None: the bandwidth-delay product of the wired link's round trip."""
+        bdp = bdp_packets(wired_mbit, 2 * (wired_ms + wireless_ms))
+        wired_q = Queue.pfifo(wired_buffer or bdp)
+        wireless_q = Queue.pfifo(wireless_buffer or bdp)
+        bs = cls.station
+        return [
+            Link("src", "r", rate_mbit=ACCESS_MBIT, delay_ms=0, queue=Queue.pfifo(1000)),
+            Link("r", bs, rate_mbit=wired_mbit, delay_ms=wired_ms, queue=wired_q),
+            Link(bs, "rcv", wireless_mbit, wireless_ms, loss=_loss(loss), queue=wireless_q),
+        ]
 
 
-# ``mn --custom`` reads this dictionary: --topo NAME[,args]
-topos = {
+class NewRenoLP(AccessPath):
+    """NewReno-LP (`002_...` fig. 1): S -10 Mb/s, 50 ms- N -10 Mb/s, 0.01 ms, lossy- D.
+
+    Both queues hold the bandwidth-delay product (83 packets).
+    """
+
+    station: ClassVar[str] = "n"
+
+
+class Balde(AccessPath):
+    """BaLDE (`004_...` fig. 6): S -5 Mb/s, 50 ms- BS -10 Mb/s, 0.01 ms, lossy- D.
+
+    The wired queue holds the bandwidth-delay product (41 packets), the
+    wireless one 50.
+    """
+
+    station: ClassVar[str] = "bs"
+    defaults: ClassVar[dict[str, Any]] = {"wired_mbit": 5, "wireless_buffer": 50}
+
+
+class Dumbbell(Topology):
+    """`001_...` fig. 2: sources - R1 -bottleneck- R2 - destinations (RED's table II).
+
+    src -10 Mb/s, 0.5 ms- r1 -2 Mb/s, 28.5 ms, ``gateway``- r2 -10 Mb/s, 0.5 ms- rcv:
+    a round trip of 59 ms.
+    """
+
+    @classmethod
+    def make(  # type: ignore[override]
+        cls,
+        edge_mbit: float = 10,
+        edge_ms: float = 0.5,
+        edge_buffer: int = 1000,
+        core_mbit: float = 2,
+        core_ms: float = 28.5,
+        gateway: Any = "pfifo",
+        buffer: int = 100,
+    ) -> list[Link]:
+        return [
+            Link("src", "r1", edge_mbit, edge_ms, queue=Queue.pfifo(edge_buffer)),
+            Link("r1", "r2", core_mbit, core_ms, queue=_queue(gateway, core_mbit, buffer)),
+            Link("r2", "rcv", edge_mbit, edge_ms, queue=Queue.pfifo(edge_buffer)),
+        ]
+
+
+# The topologies by the name scenario files use.
+TOPOLOGIES: dict[str, type[Topology]] = {
     "wired_wireless": WiredWireless,
     "fig511": Fig511,
     "friendliness": Friendliness,
@@ -280,5 +377,28 @@ topos = {
     "satellite": Satellite,
     "reverse_path": ReversePath,
     "soho": Soho,
-    "scenario": ScenarioTopo,
+    "newrenolp": NewRenoLP,
+    "balde": Balde,
+    "dumbbell": Dumbbell,
 }
+
+
+def names() -> list[str]:
+    return sorted(TOPOLOGIES)
+
+
+def get(name: str) -> type[Topology]:
+    """The topology registered as ``name``."""
+    if name not in TOPOLOGIES:
+        raise KeyError(f"unknown topology {name!r}; known: {', '.join(names())}")
+    return TOPOLOGIES[name]
+
+
+def parameters(name: str) -> dict[str, Any]:
+    """A topology's parameters and their defaults (its paper's values)."""
+    return dict(get(name).parameters())
+
+
+def links(name: str, **params: Any) -> list[Link]:
+    """The links of topology ``name`` with ``params``."""
+    return list(get(name).path_links(**params))

@@ -1,8 +1,8 @@
 """Run scenarios on the target kernel (in the VM, or on a host that loads modules).
 
-``python -m testbed.harness --out DIR [--profile quick] [--backend netns|mininet]
-[--meta JSON] SCENARIO...`` runs every point of each scenario (see
-:mod:`testbed.scenario`) and writes one JSON per point to
+:class:`Runner` (``python -m testbed run --here``, which ``python -m testbed
+run`` starts in the VM) runs every point of each scenario (see
+:mod:`testbed.run.scenario`) and writes one JSON per point to
 ``DIR/<scenario>/runs/<point id>.json`` with all parameters, seeds,
 versions and results.  A point whose JSON exists with status "ok" is
 skipped, so an interrupted sweep resumes where it stopped; points whose
@@ -22,7 +22,6 @@ receivers decline ECN unless their listener's CC needs it).  Both are recorded i
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -38,19 +37,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from testbed import metrics, modules, scenario
-from testbed.fading import Fading, combine
-from testbed.netpath import IP, TC, Link, Loss, direction
-from testbed.programs import MissingProgram, require
-from testbed.trace import TraceStream
-from testbed.traffic import sources
-from testbed.trial import Trial, environment, run_trial
+from testbed import TOP, modules
+from testbed.analysis import metrics
+from testbed.measure.trace import TraceStream
+from testbed.net.fading import Fading, combine
+from testbed.net.path import IP, TC, Link, Loss, direction
+from testbed.programs import require
+from testbed.run import scenario
+from testbed.run.trial import ECN_SYSCTLS, Trial, environment, run_trial
+from testbed.traffic.cross import sources
 
-TOP = Path(__file__).resolve().parent.parent
 AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 TRACEFS_EVENTS = Path("/sys/kernel/tracing/events")
 # testbed policy (see module docstring), overridable per scenario
-DEFAULT_SYSCTLS = {"*": {"net.ipv4.tcp_ecn": "1", "net.ipv4.tcp_ecn_fallback": "0"}}
+DEFAULT_SYSCTLS = {"*": ECN_SYSCTLS}
 ECN_MODULE_PARAMS = {"needs_ecn": 0}
 # the kernel's CCs that set TCP_CONG_NEEDS_ECN (ECT SYN): their receivers'
 # default CC is set to the same, so that the listener accepts ECN
@@ -225,11 +225,11 @@ def write_json(path: Path, doc: dict[str, Any]) -> None:
 
 
 class Captures:
-    """A trial monitor: :class:`testbed.groundtruth.Capture` of every main flow.
+    """A trial monitor: :class:`testbed.measure.groundtruth.Capture` of every main flow.
 
     Each flow's data segments are captured (headers only) before every place
     on its route that can drop them; the merged document has the per-sender-
-    port transmissions and fates that :func:`testbed.groundtruth.classify`
+    port transmissions and fates that :func:`testbed.measure.groundtruth.classify`
     matches to the loss decisions, ``fate_counts`` summed over the flows and
     each flow's capture points and statistics under ``flows``.
     """
@@ -243,7 +243,7 @@ class Captures:
 
     @contextlib.contextmanager
     def _run(self, path: Any, trial: Trial) -> Iterator[dict[str, Any]]:
-        from testbed.groundtruth import Capture
+        from testbed.measure.groundtruth import Capture
 
         out: dict[str, Any] = {}
         docs: list[dict[str, Any]] = []
@@ -288,7 +288,7 @@ def fading_of(spec: dict[str, Any], links: list[Link], seed: int) -> tuple[list[
     """``[monitor] fading``: the papers' Gilbert-Elliott channel in time on one link.
 
     ``{link = "gw->rcv", good_s = 1, bad_s = 0.05, bad_loss = 1, good_loss = 0}``
-    (:class:`testbed.fading.Fading`: netem's loss switched on a timer, the
+    (:class:`testbed.net.fading.Fading`: netem's loss switched on a timer, the
     same schedule for every point of a run).  The link gets ``loss random 0``
     under the monitor so that the ground truth counts its air as a dropper.
     """
@@ -507,7 +507,7 @@ class Runner:
             doc["seeds"]["sources"] = [s.seed for s in trial.traffic if s.seed is not None]
             result = run_trial(trial, tracer if events else None)
             if "transmissions" in (result.get("monitor") or {}):  # packet captures ran
-                from testbed.groundtruth import classify
+                from testbed.measure.groundtruth import classify
 
                 for ev in result.get("trace", []):
                     # decisions without their own timestamp (jersey's): the
@@ -537,45 +537,23 @@ class Runner:
         return doc["status"], line
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("scenarios", nargs="*", help="scenario names (default: all)")
-    ap.add_argument("--out", default=str(TOP / "results"))
-    ap.add_argument("--profile", default=None, help="quick, demo, ... (default: the full run)")
-    ap.add_argument("--backend", choices=("netns", "mininet"), default="netns")
-    ap.add_argument("--only", default="", help="comma-separated substrings of point ids")
-    ap.add_argument("--meta", default="{}", help="JSON recorded in every result (git, accel)")
-    ap.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a scenario key after the profile, e.g. runs=1, sweep.cc=reno,bbr",
-    )
-    args = ap.parse_args(argv)
-    if os.geteuid() != 0:
-        sys.exit("harness: must run as root on the target kernel (use testbed/vm)")
-    try:
-        require(IP, TC, "ethtool", "nstat", "iperf3", what="harness")
-    except MissingProgram as e:
-        sys.exit(str(e))
-    names = args.scenarios or scenario.names()
-    overrides = scenario.parse_set(args.set)
+def run_here(
+    names: list[str],
+    out: Path,
+    profile: str | None,
+    backend: str,
+    meta: dict[str, Any],
+    only: list[str] | None,
+    overrides: dict[str, Any],
+) -> int:
+    """Every point of the scenarios ``names`` on the running kernel (as root);
+    0 if no point failed."""
+    require(IP, TC, "ethtool", "nstat", "iperf3", what="harness")
     scs = [scenario.load(n, overrides) for n in names]
-    runner = Runner(
-        Path(args.out),
-        args.profile,
-        args.backend,
-        json.loads(args.meta),
-        [o for o in args.only.split(",") if o] or None,
-    )
-    total = sum(s.estimate_s(args.profile) for s in scs)
+    runner = Runner(out, profile, backend, meta, only)
+    total = sum(s.estimate_s(profile) for s in scs)
     log(f"{len(scs)} scenarios, estimated {total / 60:.0f} min; kernel {platform.release()}")
     statuses = [runner.run_scenario(s) for s in scs]
     failed = sum(s["error"] for s in statuses)
     log(f"all done: {sum(s['ok'] for s in statuses)} ok, {failed} errors")
     return 0 if failed == 0 else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """Scenario files: experiments declared as data (``scenarios/NAME.toml``).
 
-A scenario names a topology of ``mininet/topos.py`` and its parameters,
+A scenario names a topology of :mod:`testbed.net.topologies` and its parameters,
 the flows and cross traffic, what to sweep, what to monitor and how to
 report.  Every point of the sweep (the cartesian product of the ``[sweep]``
 axes, times ``runs``) becomes one trial.  Strings ``"${name}"`` anywhere
@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from testbed import topology
-from testbed.flows import Flow
-from testbed.netpath import Link, Loss
+from testbed import TOP
+from testbed.net import topologies
+from testbed.net.path import Link
+from testbed.traffic.flows import Flow
 
-TOP = Path(__file__).resolve().parent.parent
 SCENARIO_DIR = TOP / "scenarios"
 
 # For the time estimate (Scenario.estimate_s), measured under TCG: CPU
@@ -297,7 +297,7 @@ class Point:
         topo = dict(self.spec["topology"])
         name = topo.pop("name")
         try:
-            return topology.links(name, **topo)
+            return topologies.links(name, **topo)
         except (ValueError, KeyError, TypeError) as e:
             raise ScenarioError(f"{self.scenario} [{self.id}]: topology: {e}") from e
 
@@ -324,16 +324,6 @@ class Point:
                         index=i,
                     )
                 )
-        return out
-
-    def sysctls(self, nodes: list[str]) -> dict[str, dict[str, str]]:
-        """Per-node sysctls; ``"*"`` applies to every node."""
-        table = self.spec.get("sysctls", {})
-        out: dict[str, dict[str, str]] = {}
-        for node in nodes:
-            merged = {**table.get("*", {}), **table.get(node, {})}
-            if merged:
-                out[node] = {k: str(v) for k, v in merged.items()}
         return out
 
     def modules(self) -> dict[str, dict[str, Any]]:
@@ -470,12 +460,12 @@ def _validate(data: dict[str, Any], where: str) -> None:
             raise ScenarioError(f"{where}: {key} must be at least 1")
     topo = data["topology"]
     if "name" not in topo:
-        raise ScenarioError(f"{where}: [topology] needs 'name' (one of {topology.names()})")
-    if topo["name"] not in topology.names():
+        raise ScenarioError(f"{where}: [topology] needs 'name' (one of {topologies.names()})")
+    if topo["name"] not in topologies.names():
         raise ScenarioError(
-            f"{where}: unknown topology '{topo['name']}' (known: {', '.join(topology.names())})"
+            f"{where}: unknown topology '{topo['name']}' (known: {', '.join(topologies.names())})"
         )
-    known = topology.parameters(topo["name"])
+    known = topologies.parameters(topo["name"])
     for k in topo:
         if k != "name" and k not in known:
             raise ScenarioError(
@@ -588,7 +578,8 @@ def parse_set(items: list[str]) -> dict[str, Any]:
     """``["runs=1", "sweep.cc=reno,bbr", "topology.loss=0.01"]`` -> nested overrides.
 
     Values are TOML (``1``, ``0.01``, ``"x"``, ``[1, 2]``, ``{kind = "cw"}``);
-    a bare comma-separated list is an array; anything else is a string.
+    a bare comma-separated list is an array; anything else is a string.  A
+    sweep axis takes one value as a one-value array (``sweep.cc=reno``).
     """
     out: dict[str, Any] = {}
     for item in items:
@@ -602,15 +593,12 @@ def parse_set(items: list[str]) -> dict[str, Any]:
             val = [parse_set([f"v={x}"])["v"] for x in text.split(",")] if "," in text else text
         node = out
         *path, last = key.split(".")
+        if path == ["sweep"] and not isinstance(val, list):
+            val = [val]
         for part in path:
             node = node.setdefault(part, {})
         node[last] = val
     return out
-
-
-def loss_mean(spec: Any) -> float:
-    loss = Loss.from_spec(spec)
-    return loss.mean if loss else 0.0
 
 
 def load(name: str | Path, overrides: dict[str, Any] | None = None) -> Scenario:
@@ -638,7 +626,3 @@ def load(name: str | Path, overrides: dict[str, Any] | None = None) -> Scenario:
 
 def names() -> list[str]:
     return sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
-
-
-def load_all() -> list[Scenario]:
-    return [load(n) for n in names()]

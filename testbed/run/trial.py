@@ -3,8 +3,8 @@
 Trials are plain data (:class:`Trial`) so that a scenario is a list of them.
 :func:`run_trials` runs independent trials concurrently (each on its own
 namespaces) to amortise one VM boot over many measurements.  A trial may
-also carry cross traffic (:mod:`testbed.traffic`), time-series monitors
-(:mod:`testbed.monitor`) and run on Mininet instead of bare namespaces.
+also carry cross traffic (:mod:`testbed.traffic.cross`), time-series monitors
+(:mod:`testbed.measure.monitors`) and run on Mininet instead of bare namespaces.
 """
 
 from __future__ import annotations
@@ -25,11 +25,17 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from testbed import modules
-from testbed.flows import Flow, FlowRunner
-from testbed.monitor import Pinger, QdiscSampler, SsSampler
-from testbed.netpath import Link, Path, direction
-from testbed.trace import TraceStream
-from testbed.traffic import Source, TrafficRunner
+from testbed.measure.monitors import Pinger, QdiscSampler, SsSampler
+from testbed.measure.trace import TraceStream
+from testbed.net.path import Link, Path, direction
+from testbed.traffic.cross import Source, TrafficRunner
+from testbed.traffic.flows import Flow, FlowRunner
+
+# The testbed's ECN policy for senders: request ECN (RFC 3168), and keep
+# requesting it when the SYN is retransmitted.  Linux's default
+# tcp_ecn_fallback=1 sends a retransmitted SYN without ECN, so on a lossy
+# path a lost SYN silently leaves the whole connection without ECN.
+ECN_SYSCTLS = {"net.ipv4.tcp_ecn": "1", "net.ipv4.tcp_ecn_fallback": "0"}
 
 # clients start this long after the servers are up and monitors armed
 LEAD_S = 0.3
@@ -63,7 +69,7 @@ class Trial:
     start_barrier: threading.Barrier | None = None
     # optional: called with the built path, entered just before the flows
     # start and left when they end (e.g. packet captures,
-    # testbed.groundtruth.Capture); the dict it yields, filled in by then,
+    # testbed.measure.groundtruth.Capture); the dict it yields, filled in by then,
     # becomes the result's "monitor"
     monitor: Callable[[Path, Trial], AbstractContextManager[dict[str, Any]]] | None = None
 
@@ -168,7 +174,7 @@ def run_trial(trial: Trial, tracer: TraceStream | None = None) -> dict[str, Any]
     phases: dict[str, float] = {}
     path_cls: type[Path] = Path
     if trial.backend == "mininet":
-        from testbed.mn import MininetPath
+        from testbed.net.mininet_backend import MininetPath  # only when chosen
 
         path_cls = MininetPath
     elif trial.backend != "netns":

@@ -31,8 +31,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from testbed.flows import start_server
-from testbed.netpath import IP, Path
+from testbed.net.path import IP, Path
+from testbed.traffic.flows import start_server
 
 BASE_PORT = 5301
 

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from testbed.netpath import IP, Path
+from testbed.net.path import IP, Path
 from testbed.programs import require
 
 BASE_PORT = 5201

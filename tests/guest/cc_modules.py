@@ -1,6 +1,6 @@
 """In-VM checks of the diffc, newrenolp and balde modules (tests/test_cc_vm.py).
 
-``python -m testbed.cc_vm --out FILE [--duration 20] [--cycles 10]``
+``python -m tests.guest.cc_modules --out FILE [--duration 20] [--cycles 10]``
 
 1. each module is selectable by ``sysctl net.ipv4.tcp_congestion_control``
    inside a network namespace;
@@ -9,7 +9,7 @@
    diffc without ECN (Reno fallback), newrenolp on the NewReno-LP path with
    1 % uniform loss (classification), balde and reno on the BaLDE path at
    1 %, with the loss tracepoints and, 5 s into each flow, ``ss -tin``;
-3. ``testbed.modcycle`` for each module: rmmod refused while a connection
+3. ``tests.guest.modcycle`` for each module: rmmod refused while a connection
    uses it, load/unload cycles under traffic, clean kernel log;
    (diffc with ``needs_ecn=0``: with the default, a loopback peer declines
    ECN and the socket continues as diffc-noecn);
@@ -35,12 +35,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from testbed import modules, scenarios
-from testbed.flows import Flow
-from testbed.modcycle import TCP_CONGESTION, in_ns
-from testbed.netpath import IP, Link, Loss, Queue
-from testbed.netpath import Path as NetPath
-from testbed.trial import Trial, environment, run_trials
+from testbed import modules
+from testbed.net import topologies
+from testbed.net.path import IP, Link, Loss, Queue
+from testbed.net.path import Path as NetPath
+from testbed.run.trial import Trial, environment, run_trials
+from testbed.traffic.flows import Flow
+from tests.guest.modcycle import TCP_CONGESTION, in_ns
 
 CCS = {"diffc": "tcp_diffc", "newrenolp": "tcp_newrenolp", "balde": "tcp_balde"}
 EVENTS = ["diffc/diffc_loss", "newrenolp/newrenolp_loss", "balde/balde_loss"]
@@ -108,11 +109,11 @@ def trials(duration: float) -> list[Trial]:
               sysctls=ECN, trace_events=EVENTS, monitor=probe),
         Trial("diffc_noecn", ecn_gateway_path(Loss.random(0.01)), flow("diffc"),
               sysctls=NO_ECN, trace_events=EVENTS),
-        Trial("newrenolp", scenarios.newrenolp_path(Loss.random(0.01)), flow("newrenolp"),
+        Trial("newrenolp", topologies.links("newrenolp", loss=0.01), flow("newrenolp"),
               trace_events=EVENTS, monitor=probe),
-        Trial("balde", scenarios.balde_path(Loss.random(0.01)), flow("balde"),
+        Trial("balde", topologies.links("balde", loss=0.01), flow("balde"),
               trace_events=EVENTS, monitor=probe),
-        Trial("reno_balde_path", scenarios.balde_path(Loss.random(0.01)), flow("reno")),
+        Trial("reno_balde_path", topologies.links("balde", loss=0.01), flow("reno")),
     ]  # fmt: skip
 
 
@@ -151,7 +152,7 @@ def modcycle(module: str, cc: str, cycles: int, out: Path) -> dict[str, Any]:
     f = out.with_name(f"{out.stem}-modcycle-{cc}.json")
     params = ["--param", "needs_ecn=0"] if cc == "diffc" else []
     proc = subprocess.run(
-        [sys.executable, "-m", "testbed.modcycle", "--out", str(f), "--module", module,
+        [sys.executable, "-m", "tests.guest.modcycle", "--out", str(f), "--module", module,
          "--cc", cc, "--cycles", str(cycles), *params],
         capture_output=True, text=True,
     )  # fmt: skip

@@ -1,6 +1,6 @@
 """Foundation end-to-end checks on the thesis fig 5.11 path (runs in the VM).
 
-``python -m testbed.e2e --out FILE [--duration 20]`` runs, concurrently on
+``python -m tests.guest.e2e --out FILE [--duration 20]`` runs, concurrently on
 separate namespaces, 20 s iperf3 flows:
 
 * ``reno_0``: reno, no loss;
@@ -16,31 +16,38 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
-from testbed import scenarios
-from testbed.flows import Flow
-from testbed.netpath import Loss, Queue
-from testbed.trial import Trial, environment, run_trials
+from testbed.net import topologies
+from testbed.net.path import Link, Loss, Queue
+from testbed.run.trial import Trial, environment, run_trials
+from testbed.traffic.flows import Flow
 
 GE_MEAN = 0.05
+
+
+def fig511(**params: Any) -> list[Link]:
+    return topologies.links("fig511", **params)
 
 
 def trials(duration: float) -> list[Trial]:
     def flow(cc: str) -> list[Flow]:
         return [Flow("src", "rcv", cc, duration)]
 
-    ge = scenarios.ge_for_mean(GE_MEAN)
+    # bad states of two packets on average losing half their packets, good
+    # states a tenth of the mean
+    ge = Loss.ge_mean(GE_MEAN, burst=2, bad_loss=0.5, good_loss=GE_MEAN / 10)
     red = Queue.red_ecn(rate_mbit=2, min_pkts=5, max_pkts=15, max_p=0.1, limit_pkts=50)
     return [
-        Trial("reno_0", scenarios.fig511(), flow("reno")),
-        Trial("reno_1", scenarios.fig511(Loss.random(0.01)), flow("reno")),
-        Trial("westwood_1", scenarios.fig511(Loss.random(0.01)), flow("westwood")),
+        Trial("reno_0", fig511(), flow("reno")),
+        Trial("reno_1", fig511(loss=Loss.random(0.01)), flow("reno")),
+        Trial("westwood_1", fig511(loss=Loss.random(0.01)), flow("westwood")),
         # bbr keeps the link busy despite the loss, so the ratio is measured on
         # ~3000 packets (reno would send a third of that)
-        Trial("ge_5", scenarios.fig511(ge), flow("bbr"), params={"ge_mean": ge.mean}),
+        Trial("ge_5", fig511(loss=ge), flow("bbr"), params={"ge_mean": ge.mean}),
         Trial(
             "red_ecn",
-            scenarios.fig511(queue=red),
+            fig511(gateway=red),
             flow("reno"),
             sysctls={"src": {"net.ipv4.tcp_ecn": "1"}},
         ),

@@ -1,6 +1,6 @@
 """Functional checks of the jersey module on the target kernel (runs in the VM).
 
-``python -m testbed.jersey_check --out FILE``
+``python -m tests.guest.jersey_module --out FILE``
 
 Records, for tests/test_jersey_vm.py to assert on:
 
@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from testbed import modules
-from testbed.netpath import Link, Queue
-from testbed.netpath import Path as NetPath
-from testbed.trace import TRACEFS
+from testbed.measure.trace import TRACEFS
+from testbed.net.path import Link, Queue
+from testbed.net.path import Path as NetPath
 
 MODULE = "tcp_jersey"
 

@@ -1,8 +1,8 @@
 """Load/unload a module of ours under traffic and check the kernel log.
 
-``python -m testbed.modcycle --out FILE --module tcp_jersey --cc jersey --cycles 100``
-``python -m testbed.modcycle --out FILE --module sch_cw --qdisc "cw limit 50"``
-``python -m testbed.modcycle ... --module tcp_diffc --cc diffc --param needs_ecn=0``
+``python -m tests.guest.modcycle --out FILE --module tcp_jersey --cc jersey --cycles 100``
+``python -m tests.guest.modcycle --out FILE --module sch_cw --qdisc "cw limit 50"``
+``python -m tests.guest.modcycle ... --module tcp_diffc --cc diffc --param needs_ecn=0``
 (``--param``: module parameters for every insmod, repeatable)
 
 In namespaces it creates (loopback for a congestion control; for a qdisc, two
@@ -32,7 +32,7 @@ from typing import Any
 
 from testbed import modules
 
-TOP = Path(__file__).resolve().parent.parent
+TOP = Path(__file__).resolve().parent.parent.parent
 BAD_LOG = re.compile(
     r"(WARNING:|BUG:|Oops|general protection|refcount_t|kernel BUG|unreferenced object"
     r"|Call Trace|use-after-free|double free)"

@@ -1,6 +1,6 @@
 """Marking behaviour of cw and vcrr checked against their queue traces (runs in the VM).
 
-``python -m testbed.qdisc_check --out FILE [--duration 20]``
+``python -m tests.guest.qdisc_marking --out FILE [--duration 20]``
 
 Three concurrent trials on the fig 5.11 path, each with a different gateway
 queue in front of the 2 Mb/s hop (``cw`` aq, ``cw`` pq, ``vcrr``), carrying an
@@ -25,10 +25,11 @@ import math
 from pathlib import Path
 from typing import Any
 
-from testbed import modules, scenarios
-from testbed.flows import Flow
-from testbed.netpath import Queue
-from testbed.trial import Trial, environment, run_trials
+from testbed import modules
+from testbed.net import topologies
+from testbed.net.path import Queue
+from testbed.run.trial import ECN_SYSCTLS, Trial, environment, run_trials
+from testbed.traffic.flows import Flow
 
 CW_W = 13107  # 0.2 in 1/65536, the default weight
 VCRR_RATE = 250000  # 2 Mbit/s in bytes/s
@@ -52,9 +53,9 @@ def trials(duration: float) -> list[Trial]:
     return [
         Trial(
             name,
-            scenarios.fig511(queue=q),
+            topologies.links("fig511", gateway=q),
             flows,
-            sysctls={"src": scenarios.ECN_SYSCTLS, "rcv": {}},
+            sysctls={"src": ECN_SYSCTLS, "rcv": {}},
             params={"gateway": name, "queue": q.to_json()},
             trace_events=[f"{q.kind}/{q.kind}_enqueue"],
         )
