@@ -150,3 +150,20 @@ def test_a_batch_of_trials_that_outlives_its_time_is_reported(monkeypatch, capsy
     monkeypatch.setattr(trial_mod, "STUCK_GRACE_S", 5.0)
     trial_mod.run_trials([slow, quick])
     assert capsys.readouterr().err == ""  # within its time: nothing said
+
+
+def test_python_dependencies_are_pinned_once() -> None:
+    """pyproject.toml declares what testbed/requirements.txt installs, at the same versions;
+    testbed/constraints.txt pins everything else exactly."""
+    import tomllib
+
+    from testbed import TOP
+
+    project = tomllib.loads((TOP / "pyproject.toml").read_text())["project"]
+    declared = {*project["dependencies"], *project["optional-dependencies"]["dev"]}
+    lines = (TOP / "testbed" / "requirements.txt").read_text().splitlines()
+    installed = {ln for ln in lines if ln and not ln.startswith(("#", "-"))}
+    assert declared == installed
+    assert "-c constraints.txt" in lines
+    pins = (TOP / "testbed" / "constraints.txt").read_text().splitlines()
+    assert all("==" in ln for ln in pins if ln and not ln.startswith("#"))

@@ -27,7 +27,10 @@ import itertools
 import math
 import statistics
 from collections import deque
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from testbed.run.records import FlowResult, PointRecord
 
 # cause= values of the loss tracepoints, by what they claim
 WIRELESS_CAUSES = {"wireless", "rto_wireless", "corruption", "hold", "held"}
@@ -126,7 +129,7 @@ def route(links: list[dict[str, Any]], src: str, dst: str) -> list[str]:
     return hops[::-1]
 
 
-def counter_truth(ground: list[dict[str, Any]], dirs: list[str]) -> dict[str, Any]:
+def counter_truth(ground: Sequence[Mapping[str, Any]], dirs: list[str]) -> dict[str, Any]:
     """Drops on a flow's forward path by place, from the qdisc/netem counters."""
     link = queue = 0
     for g in ground:
@@ -197,7 +200,7 @@ def arrivals(a: dict[str, Any], b: dict[str, Any]) -> int:
     A qdisc counts ``packets`` at dequeue: arrivals are the packets sent,
     plus the growth of the backlog, plus the drops.
     """
-    return (
+    return int(
         b.get("packets", 0) - a.get("packets", 0)
         + b.get("qlen", 0) - a.get("qlen", 0)
         + b.get("drops", 0) - a.get("drops", 0)
@@ -232,7 +235,7 @@ def queue_metrics(samples: list[dict[str, Any]], rate_bps: float) -> dict[str, f
     return out
 
 
-def _group_stats(flows: list[dict[str, Any]]) -> dict[str, Any]:
+def _group_stats(flows: list[FlowResult]) -> dict[str, Any]:
     ok = [f for f in flows if "error" not in f]
     gp = [f["goodput_bps"] for f in ok]
     tp = [f.get("throughput_bps", f["goodput_bps"]) for f in ok]
@@ -247,13 +250,13 @@ def _group_stats(flows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def window_goodput(flow: dict[str, Any], lo: float, hi: float, start: float) -> float | None:
+def window_goodput(flow: FlowResult, lo: float, hi: float, start: float) -> float | None:
     """Mean receiver rate of a flow over trial time [lo, hi] from its interval reports."""
     xs = [bps for end, bps in flow.get("intervals", []) if lo < start + end <= hi]
     return statistics.fmean(xs) if xs else None
 
 
-def link_config(result: dict[str, Any], direction: str) -> tuple[float, float]:
+def link_config(result: PointRecord, direction: str) -> tuple[float, float]:
     """(rate bit/s, mean loss) of a link direction ``"a->b"``.
 
     A direction under a ``fading`` monitor (netem at loss 0, switched on a
@@ -271,14 +274,14 @@ def link_config(result: dict[str, Any], direction: str) -> tuple[float, float]:
     raise KeyError(direction)
 
 
-def point_metrics(result: dict[str, Any]) -> dict[str, Any]:
+def point_metrics(result: PointRecord) -> dict[str, Any]:
     """Every metric of one trial (see the module docstring)."""
     spec = result.get("spec", {})
     mcfg = spec.get("metrics", {})
     flows = result.get("flows", [])
     out: dict[str, Any] = {**_group_stats(flows)}
     # groups of flows ([[flows]] entries) and each flow
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[FlowResult]] = {}
     for f in flows:
         groups.setdefault(f.get("group") or f["cc"], []).append(f)
     out["groups"] = {g: _group_stats(fs) for g, fs in groups.items()}
@@ -319,8 +322,10 @@ def point_metrics(result: dict[str, Any]) -> dict[str, Any]:
                 }
     # drops on the data paths (of flows and cross traffic), by place
     dirs_all: list[str] = []
-    for f in [*flows, *result.get("traffic", [])]:
-        for d in route(result.get("links_config", []), f["src"], f["dst"]):
+    ends = [(f["src"], f["dst"]) for f in flows]
+    ends += [(t["src"], t["dst"]) for t in result.get("traffic", [])]
+    for src, dst in ends:
+        for d in route(result.get("links_config", []), src, dst):
             if d not in dirs_all:
                 dirs_all.append(d)
     place = counter_truth(ground, dirs_all)

@@ -28,6 +28,7 @@ from typing import Any
 from testbed import TOP
 from testbed.analysis import metrics
 from testbed.run import scenario
+from testbed.run.records import PointRecord
 
 # the kernel's schemes every goodput figure must show next to ours
 COMPARATORS = ("reno", "cubic", "westwood", "veno", "vegas", "bbr")
@@ -40,9 +41,9 @@ GT_THRESHOLD = 0.99
 # -- loading ----------------------------------------------------------------------
 
 
-def load_points(out: Path, name: str) -> list[dict[str, Any]]:
+def load_points(out: Path, name: str) -> list[PointRecord]:
     """Every point JSON of a scenario (any status), metrics recomputed for ok ones."""
-    docs = []
+    docs: list[PointRecord] = []
     for f in sorted((out / name / "runs").glob("*.json")):
         try:
             doc = json.loads(f.read_text())
@@ -65,7 +66,7 @@ def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def records(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def records(docs: list[PointRecord]) -> list[dict[str, Any]]:
     """Long format: one record per point (group "all"), per flow group and per flow."""
     out = []
     for doc in docs:
@@ -131,7 +132,7 @@ def ordered(values: Iterable[Any], axis_order: list[Any] | None = None) -> list[
     return vals
 
 
-def fmt_axis(v: Any, axis: str) -> str:
+def fmt_axis(v: Any, axis: str | None) -> str:
     if axis in ("per", "ge_mean", "loss", "bad_per") and isinstance(v, int | float):
         return f"{v * 100:g}%"
     if isinstance(v, float):
@@ -356,7 +357,7 @@ TS_SOURCES = {
 }
 
 
-def series_of(doc: dict[str, Any], y: str) -> list[tuple[str, list[float], list[float]]]:
+def series_of(doc: PointRecord, y: str) -> list[tuple[str, list[float], list[float]]]:
     """[(label, t, values)] of a time series metric of one point."""
     src, key = TS_SOURCES[y]
     out = []
@@ -397,7 +398,7 @@ def series_of(doc: dict[str, Any], y: str) -> list[tuple[str, list[float], list[
 
 
 def fig_timeseries(
-    docs: list[dict[str, Any]], spec: dict[str, Any], axes: dict[str, list[Any]], sdir: Path
+    docs: list[PointRecord], spec: dict[str, Any], axes: dict[str, list[Any]], sdir: Path
 ) -> list[str]:
     plt = _plt()
     sel = {"run": 0, **spec.get("select", {})}
@@ -409,7 +410,8 @@ def fig_timeseries(
     ]
     if not pts:
         return []
-    s_k, f_k = spec.get("series", "flow"), spec.get("facet")
+    s_k: str = spec.get("series", "flow")
+    f_k: str = spec.get("facet") or ""
     facets = ordered((d["values"].get(f_k) for d in pts), axes.get(f_k)) if f_k else [None]
     fig, axs = plt.subplots(
         len(facets), 1, figsize=(7.5, 2.6 * len(facets) + 0.8), squeeze=False, sharex=True
@@ -655,7 +657,7 @@ def build(out: Path, names: list[str] | None = None) -> Path:
         if s is not None:
             sums[n] = s
     kernels = sorted({s["kernel"] for s in sums.values() if s.get("kernel")})
-    meta = next((s["meta"] for s in sums.values() if s.get("meta")), {})
+    meta: dict[str, Any] = next((s["meta"] for s in sums.values() if s.get("meta")), {})
     md = [
         "# jersey testbed report",
         "",

@@ -38,13 +38,14 @@ import json
 import statistics
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from testbed import modules
 from testbed.analysis.metrics import jain
 from testbed.measure import groundtruth
 from testbed.net import fading, redmodel, topologies
 from testbed.net.path import Link, Loss, Queue, per_from_ber
+from testbed.run.records import TrialResult
 from testbed.run.trial import ECN_SYSCTLS, Trial, environment, run_trials
 from testbed.traffic.flows import Flow
 
@@ -91,9 +92,9 @@ def run_part(trials: list[Trial], parallel: int) -> dict[str, Any]:
     }
 
 
-def slim(r: dict[str, Any]) -> dict[str, Any]:
+def slim(r: TrialResult) -> TrialResult:
     """Drop what the JSON does not need (raw qdisc dumps); keep every number."""
-    for link in r.get("links", []):
+    for link in cast(list[dict[str, Any]], r.get("links", [])):
         stats = link.pop("queue_stats", None) or {}
         if link.get("queue") == "red":  # early (prob + forced) drops, pdrop (tail), marked
             link["red_stats"] = {
@@ -406,12 +407,13 @@ def summarize_kernel(doc: dict[str, Any]) -> dict[str, Any]:
     def check(name: str, value: float | None, ok: bool, criterion: str) -> None:
         s["checks"].append({"name": name, "value": value, "pass": bool(ok), "criterion": criterion})
 
+    variants: list[tuple[str, tuple[float, ...], str]]
     variants = [(k, NRLP_PERS, "u") for k in parts if k.split(".")[0] == "nrlp_uniform"]
     variants += [(k, GE_BAD, "ge") for k in parts if k.split(".")[0] == "nrlp_ge"]
     variants += [(k, GE_BAD, "gt") for k in parts if k.split(".")[0] == "nrlp_getime"]
     for part, points, label in sorted(variants):
         base = part.split(".")[0]
-        rows = []
+        rows: list[dict[str, Any]] = []
         for x in points:
             lp = by_prefix(parts[part], f"{label}{x:g}-newrenolp")
             if not lp and part != base:  # a variant (<part>.rtt_min) measures some points
@@ -424,7 +426,7 @@ def summarize_kernel(doc: dict[str, Any]) -> dict[str, Any]:
             accs = [t["groundtruth"]["accuracy"] for t in lp if t["groundtruth"]["accuracy"]]
             g_lp = med([goodput(t) for t in lp])
             g_rn = med([goodput(t) for t in rn])
-            row = {
+            row: dict[str, Any] = {
                 "point": x,
                 "accuracy_runs": accs,
                 "accuracy": med(accs),

@@ -35,6 +35,7 @@ from testbed import modules
 from testbed.analysis.metrics import ceiling
 from testbed.net import topologies
 from testbed.net.path import Loss, Queue
+from testbed.run.records import TrialResult
 from testbed.run.trial import ECN_SYSCTLS, Trial, environment, run_trials
 from testbed.traffic.flows import Flow
 
@@ -149,7 +150,9 @@ def summarise(doc: dict[str, Any]) -> dict[str, Any]:
             "queue_drops": queue,
         }
     for point in ("cong", "burst"):
-        shares, cong_dec, qdrops, airdrops = [], {}, 0, 0
+        shares: list[float] = []
+        cong_dec: dict[str, int] = {}
+        qdrops = airdrops = 0
         for r in res:
             if r["params"]["point"] != point:
                 continue
@@ -217,12 +220,13 @@ def main() -> None:
     args = ap.parse_args()
     modules.load("tcp_jersey", needs_ecn=0)
     todo = trials(args.runs, args.duration)
-    results: list[dict[str, Any]] = []
+    results: list[TrialResult] = []
     t0 = time.monotonic()
     for i in range(0, len(todo), args.parallel):
         results += run_trials(todo[i : i + args.parallel])
         print(
-            f"accept_jersey: {len(results)}/{len(todo)} trials, {time.monotonic() - t0:.0f} s",
+            f"jersey_loss_differentiation: {len(results)}/{len(todo)} trials,"
+            f" {time.monotonic() - t0:.0f} s",
             file=sys.stderr,
             flush=True,
         )

@@ -99,7 +99,8 @@ def staggered_trials(runs: int) -> list[Trial]:
 
 
 def _samples(result: dict[str, Any]) -> list[dict[str, Any]]:
-    return result.get("samples", {}).get("queues", {}).get(QUEUE, [])
+    samples: list[dict[str, Any]] = result.get("samples", {}).get("queues", {}).get(QUEUE, [])
+    return samples
 
 
 def fig810_metrics(result: dict[str, Any], settle: float) -> dict[str, Any]:
@@ -113,7 +114,8 @@ def fig810_metrics(result: dict[str, Any], settle: float) -> dict[str, Any]:
         rows = [s for s in rows if "bytes" in s]
         if len(rows) < 2 or rows[-1]["t"] <= rows[0]["t"]:
             return math.nan
-        return (rows[-1]["bytes"] - rows[0]["bytes"]) * 8 / (rows[-1]["t"] - rows[0]["t"]) / 2e6
+        rate = (rows[-1]["bytes"] - rows[0]["bytes"]) * 8 / (rows[-1]["t"] - rows[0]["t"])
+        return float(rate) / 2e6
 
     sent = [s for s in samples if "bytes" in s]
     return {
@@ -249,8 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     if args.summarize:
-        doc = json.loads(Path(args.out).read_text())
-        return report(doc, args.out, args.settle)
+        return report(json.loads(Path(args.out).read_text()), args.out, args.settle)
     parts = args.parts.split(",")
     params = modules.load("tcp_jersey", needs_ecn=0)
     t0 = time.time()

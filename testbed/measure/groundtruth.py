@@ -51,6 +51,7 @@ from typing import Any
 from testbed.measure.trace import host_of
 from testbed.net.path import IP, Link, Path
 from testbed.programs import require
+from testbed.run.records import TrialResult
 from testbed.traffic.flows import BASE_PORT
 
 SNAPLEN = 96
@@ -284,7 +285,9 @@ def predicted_class(decision: dict[str, Any]) -> str | None:
     return None
 
 
-def score(decisions: list[dict[str, Any]], kinds: tuple[str, ...] = ("dupack", "rto")) -> dict:
+def score(
+    decisions: list[dict[str, Any]], kinds: tuple[str, ...] = ("dupack", "rto")
+) -> dict[str, Any]:
     """Classification accuracy of annotated decisions (with ``truth``).
 
     Accuracy is correct / decisions of the given kinds whose segment really
@@ -337,7 +340,7 @@ class Capture:
         self.snaplen = snaplen
         self.buffer_kb = buffer_kb  # tcpdump -B: kernel capture buffer per point
 
-    def __call__(self, path: Path, trial: Any) -> contextlib.AbstractContextManager[dict]:
+    def __call__(self, path: Path, trial: Any) -> contextlib.AbstractContextManager[dict[str, Any]]:
         return self._run(path, trial)
 
     @contextlib.contextmanager
@@ -454,7 +457,7 @@ def _fate_counts(per_port: dict[str, list[list[Any]]]) -> dict[str, int]:
     return counts
 
 
-def classify(result: dict[str, Any], keep_transmissions: bool = False) -> dict[str, Any]:
+def classify(result: TrialResult, keep_transmissions: bool = False) -> dict[str, Any]:
     """Annotate a trial result's loss decisions with their ground truth; score them.
 
     Decisions are the trace events with ``snd_una``; each gets ``truth``

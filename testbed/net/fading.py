@@ -75,7 +75,7 @@ class Fading:
             / (self.good_s + self.bad_s),
         }
 
-    def __call__(self, path: Path, trial: Any) -> contextlib.AbstractContextManager[dict]:
+    def __call__(self, path: Path, trial: Any) -> contextlib.AbstractContextManager[dict[str, Any]]:
         return self._run(path, trial)
 
     def _cmd(self, path: Path, bad: bool) -> str:
@@ -146,7 +146,7 @@ def combine(primary: Any, **extra: Any) -> Any:
     ``combine(groundtruth.Capture(), fading=Fading(2))``
     """
 
-    def factory(path: Path, trial: Any) -> contextlib.AbstractContextManager[dict]:
+    def factory(path: Path, trial: Any) -> contextlib.AbstractContextManager[dict[str, Any]]:
         @contextlib.contextmanager
         def both() -> Iterator[dict[str, Any]]:
             with contextlib.ExitStack() as stack:

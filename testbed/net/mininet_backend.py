@@ -65,7 +65,7 @@ def _run(node: Node, cmd: str) -> str:
 class PathIntf(Intf):
     """An interface configured from the path plan: address, no offloads, tc lines."""
 
-    def config(  # type: ignore[override]
+    def config(
         self, addr: str | None = None, tc: tuple[str, ...] | list[str] = (), **params: Any
     ) -> dict[str, Any]:
         r = super().config(**params)
@@ -82,7 +82,7 @@ class PathIntf(Intf):
 class Router(Node):
     """A host that forwards: ip_forward, static routes and sysctls from the plan."""
 
-    def config(  # type: ignore[override]
+    def config(
         self,
         sysctls: dict[str, str] | None = None,
         routes: tuple[str, ...] | list[str] = (),
@@ -172,7 +172,7 @@ class LinkTopo(Topo):
 
     topology: ClassVar[type[Topology] | None] = None
 
-    def build(  # type: ignore[override]
+    def build(
         self,
         links: list[Link] | None = None,
         path_id: int = 1,

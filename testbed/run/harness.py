@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
@@ -44,6 +44,7 @@ from testbed.net.fading import Fading, combine
 from testbed.net.path import IP, TC, Link, Loss, direction
 from testbed.programs import require
 from testbed.run import scenario
+from testbed.run.records import PointRecord, ScenarioStatus
 from testbed.run.trial import ECN_SYSCTLS, Trial, environment, run_trial
 from testbed.traffic.cross import sources
 
@@ -212,12 +213,12 @@ def done(path: Path) -> bool:
     if not path.exists():
         return False
     try:
-        return json.loads(path.read_text()).get("status") == "ok"
+        return bool(json.loads(path.read_text()).get("status") == "ok")
     except (json.JSONDecodeError, OSError):
         return False
 
 
-def write_json(path: Path, doc: dict[str, Any]) -> None:
+def write_json(path: Path, doc: Mapping[str, object]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(doc, indent=1, default=str))
@@ -238,7 +239,9 @@ class Captures:
         self.indices = indices
         self.buffer_kb = buffer_kb
 
-    def __call__(self, path: Any, trial: Trial) -> contextlib.AbstractContextManager[dict]:
+    def __call__(
+        self, path: Any, trial: Trial
+    ) -> contextlib.AbstractContextManager[dict[str, Any]]:
         return self._run(path, trial)
 
     @contextlib.contextmanager
@@ -311,7 +314,7 @@ def fading_of(spec: dict[str, Any], links: list[Link], seed: int) -> tuple[list[
     return links, fade
 
 
-def no_monitor(path: Any, trial: Trial) -> contextlib.AbstractContextManager[dict]:
+def no_monitor(path: Any, trial: Trial) -> contextlib.AbstractContextManager[dict[str, Any]]:
     return contextlib.nullcontext({})
 
 
@@ -366,7 +369,7 @@ class Runner:
         self.versions = versions()
         self.lock = threading.Lock()
 
-    def record(self, point: scenario.Point, sc: scenario.Scenario) -> dict[str, Any]:
+    def record(self, point: scenario.Point, sc: scenario.Scenario) -> PointRecord:
         data = sc.resolved(self.profile)
         return {
             "scenario": point.scenario,
@@ -390,7 +393,7 @@ class Runner:
             "meta": self.meta,
         }
 
-    def run_scenario(self, sc: scenario.Scenario) -> dict[str, Any]:
+    def run_scenario(self, sc: scenario.Scenario) -> ScenarioStatus:
         t_start = time.monotonic()
         data = sc.resolved(self.profile)
         points = sc.points(self.profile)
@@ -430,7 +433,8 @@ class Runner:
         for p in todo:
             missing = [cc for cc in p.ccs() if not ensure_cc(cc)]
             if missing:
-                doc = {**self.record(p, sc), "status": "unavailable", "missing": missing}
+                doc = self.record(p, sc)
+                doc["status"], doc["missing"] = "unavailable", missing
                 write_json(point_file(self.out, p), doc)
                 counts["unavailable"] += 1
                 continue
@@ -465,8 +469,8 @@ class Runner:
                 }
                 for fut in as_completed(futs):
                     p = futs[fut]
-                    status, line = fut.result()
-                    counts[status] += 1
+                    point_status, line = fut.result()
+                    counts[point_status] += 1
                     finished += 1
                     el = time.monotonic() - t_run
                     eta = el / finished * (n_run - finished)
@@ -474,11 +478,14 @@ class Runner:
                         f"[{sc.name}] {finished}/{n_run} {p.id}: {line} "
                         f"({el:.0f} s elapsed, ~{eta:.0f} s left)"
                     )
-        status = {
+        status: ScenarioStatus = {
             "scenario": sc.name,
             "profile": self.profile or "full",
             "points": len(points),
-            **counts,
+            "ok": counts["ok"],
+            "skipped": counts["skipped"],
+            "unavailable": counts["unavailable"],
+            "error": counts["error"],
             "parallel": parallel,
             "backend": self.backend,
             "wall_s": time.monotonic() - t_start,
@@ -515,7 +522,7 @@ class Runner:
                     if "snd_una" in ev and not ev.get("now"):
                         ev["now"] = int(ev["t_mono"] * 1e6)
                 classify(result)  # per-decision truth into the trace events
-            doc.update(result)
+            doc = {**doc, **result}
             doc["spec"] = p.spec
             doc["metrics"] = metrics.point_metrics(doc)
             errors = [f["error"] for f in doc["flows"] if "error" in f]

@@ -46,7 +46,10 @@ class ScenarioError(ValueError):
 
 # -- schema -------------------------------------------------------------------
 
-TOP_KEYS: dict[str, type | tuple[type, ...]] = {
+# the type(s) a key's value may have
+KeyType = type | tuple[type, ...]
+
+TOP_KEYS: dict[str, KeyType] = {
     "name": str,
     "title": str,
     "paper": str,
@@ -71,7 +74,7 @@ TOP_KEYS: dict[str, type | tuple[type, ...]] = {
     "overrides": list,
 }
 REQUIRED = ("name", "title", "duration_s", "topology", "flows")
-FLOW_KEYS = {
+FLOW_KEYS: dict[str, KeyType] = {
     "src": str,
     "dst": str,
     "cc": str,
@@ -82,7 +85,7 @@ FLOW_KEYS = {
     "mss": int,
     "timeout_s": (int, float),
 }
-TRAFFIC_KEYS: dict[str, dict[str, type | tuple[type, ...]]] = {
+TRAFFIC_KEYS: dict[str, dict[str, KeyType]] = {
     "udp_cbr": {
         "src": str,
         "dst": str,
@@ -123,7 +126,7 @@ TRAFFIC_KEYS: dict[str, dict[str, type | tuple[type, ...]]] = {
         "label": str,
     },
 }
-MONITOR_KEYS = {
+MONITOR_KEYS: dict[str, KeyType] = {
     "queues": list,
     "air": list,
     "ping": (bool, list),
@@ -132,9 +135,9 @@ MONITOR_KEYS = {
     "groundtruth": bool,
     "fading": dict,
 }
-METRICS_KEYS = {"bottleneck": str, "window_s": list, "main": list}
-REPORT_KEYS = {"figures": list, "tables": list, "notes": str}
-FIGURE_KEYS = {
+METRICS_KEYS: dict[str, KeyType] = {"bottleneck": str, "window_s": list, "main": list}
+REPORT_KEYS: dict[str, KeyType] = {"figures": list, "tables": list, "notes": str}
+FIGURE_KEYS: dict[str, KeyType] = {
     "kind": str,
     "x": str,
     "y": str,
@@ -151,7 +154,7 @@ FIGURE_KEYS = {
     "ymin": (int, float),
     "ymax": (int, float),
 }
-TABLE_KEYS = {
+TABLE_KEYS: dict[str, KeyType] = {
     "rows": str,
     "cols": str,
     "value": str,
@@ -165,7 +168,7 @@ TABLE_KEYS = {
 FIGURE_KINDS = ("lines", "bars", "timeseries")
 
 
-def _typename(t: type | tuple[type, ...]) -> str:
+def _typename(t: KeyType) -> str:
     ts = t if isinstance(t, tuple) else (t,)
     names = {
         int: "an integer",
@@ -181,7 +184,7 @@ def _typename(t: type | tuple[type, ...]) -> str:
 def _check_table(
     where: str,
     table: Any,
-    keys: dict[str, type | tuple[type, ...]],
+    keys: dict[str, KeyType],
     required: tuple[str, ...] = (),
 ) -> None:
     if not isinstance(table, dict):

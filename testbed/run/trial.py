@@ -28,6 +28,7 @@ from testbed import modules
 from testbed.measure.monitors import Pinger, QdiscSampler, SsSampler
 from testbed.measure.trace import TraceStream
 from testbed.net.path import Link, Path, direction
+from testbed.run.records import LinkCounters, TrialResult
 from testbed.traffic.cross import Source, TrafficRunner
 from testbed.traffic.flows import Flow, FlowRunner
 
@@ -78,7 +79,7 @@ def counters_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, i
     return {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
 
 
-def link_ground_truth(path: Path, trial: Trial) -> list[dict[str, Any]]:
+def link_ground_truth(path: Path, trial: Trial) -> list[LinkCounters]:
     """Per link direction: queue (congestion) drops/marks and air (wireless) drops."""
     stats = path.all_qdisc_stats()  # one tc per namespace
 
@@ -88,7 +89,7 @@ def link_ground_truth(path: Path, trial: Trial) -> list[dict[str, Any]]:
                 return q
         raise RuntimeError(f"no {match} qdisc on {ns}/{dev}")
 
-    out = []
+    out: list[LinkCounters] = []
     for link in trial.links:
         for reverse in (False, True):
             q = pick(path.ns(link.b if reverse else link.a), path.dev(link), "10:")
@@ -169,7 +170,7 @@ def drain(path: Path, flows: list[Flow], ports: list[int], timeout: float = 20.0
     return time.monotonic() - t0
 
 
-def run_trial(trial: Trial, tracer: TraceStream | None = None) -> dict[str, Any]:
+def run_trial(trial: Trial, tracer: TraceStream | None = None) -> TrialResult:
     t_start = time.time()
     phases: dict[str, float] = {}
     path_cls: type[Path] = Path
@@ -240,7 +241,7 @@ def run_trial(trial: Trial, tracer: TraceStream | None = None) -> dict[str, Any]
                 # time, and the time since the flows started
                 ev["t_mono"] = float(ev["t"])
                 ev["t"] = round(float(ev["t"]) - t0, 6)
-    result: dict[str, Any] = {
+    result: TrialResult = {
         "name": trial.name,
         "path_id": path.id,
         "netns_inodes": inodes,
@@ -305,7 +306,7 @@ def report_stuck(running: list[str], waited: float) -> None:
     sys.stderr.flush()
 
 
-def run_trials(trials: list[Trial], parallel: int | None = None) -> list[dict[str, Any]]:
+def run_trials(trials: list[Trial], parallel: int | None = None) -> list[TrialResult]:
     """Run trials concurrently, ``parallel`` at a time (default: all).
 
     Requested tracepoints are recorded for the whole batch and each event is
@@ -319,7 +320,7 @@ def run_trials(trials: list[Trial], parallel: int | None = None) -> list[dict[st
     limit = rounds * max(expected_s(t) for t in trials) + STUCK_GRACE_S if trials else 0.0
     t0 = time.monotonic()
     with TraceStream(events) as tracer, ThreadPoolExecutor(max_workers=workers) as ex:
-        futures: dict[Future[dict[str, Any]], str] = {
+        futures: dict[Future[TrialResult], str] = {
             ex.submit(run_trial, t, tracer if t.trace_events else None): t.name for t in trials
         }
 

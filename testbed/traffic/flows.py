@@ -12,6 +12,7 @@ from typing import Any
 
 from testbed.net.path import IP, Path
 from testbed.programs import require
+from testbed.run.records import FlowResult
 
 BASE_PORT = 5201
 # receiver-side report interval: the per-flow goodput-over-time traces
@@ -44,8 +45,8 @@ class Flow:
     # seconds to wait for iperf3 before giving up, None: duration + 60
     timeout_s: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> FlowResult:
+        out: FlowResult = {
             "src": self.src,
             "dst": self.dst,
             "cc": self.cc,
@@ -123,43 +124,41 @@ def _intervals(report: dict[str, Any]) -> list[list[float]]:
     return out
 
 
-def _summarise(flow: Flow, report: dict[str, Any]) -> dict[str, Any]:
+def _summarise(flow: Flow, report: dict[str, Any]) -> FlowResult:
+    out = flow.to_json()
     if "error" in report:
-        return {**flow.to_json(), "error": report["error"]}
+        out["error"] = report["error"]
+        return out
     end = report["end"]
     if flow.udp_mbit is not None:
         udp = end["sum"]
-        return {
-            **flow.to_json(),
-            "sent_bps": udp["bits_per_second"],
-            "bytes_sent": udp["bytes"],
-            "packets": udp.get("packets"),
-            "lost_packets": udp.get("lost_packets"),
-            "seconds": udp["seconds"],
-        }
+        out["sent_bps"] = udp["bits_per_second"]
+        out["bytes_sent"] = udp["bytes"]
+        out["packets"] = udp.get("packets")
+        out["lost_packets"] = udp.get("lost_packets")
+        out["seconds"] = udp["seconds"]
+        return out
     recv, sent = end["sum_received"], end["sum_sent"]
     seconds = float(recv["seconds"]) or flow.duration_s
     sender = end["streams"][0]["sender"]
     mss = report.get("start", {}).get("tcp_mss_default") or flow.mss or 1448
     retrans = sent.get("retransmits") or 0
     sent_s = float(sent.get("seconds") or seconds)
-    return {
-        **flow.to_json(),
-        "goodput_bps": recv["bytes"] * 8 / seconds,
-        # bits the sender put on the wire: application bytes + retransmitted segments
-        "throughput_bps": (sent["bytes"] + retrans * mss) * 8 / sent_s,
-        "bytes_received": recv["bytes"],
-        "bytes_sent": sent["bytes"],
-        "seconds": seconds,
-        "retransmits": sent.get("retransmits"),
-        "mss": mss,
-        "cc_used": end.get("sender_tcp_congestion", flow.cc),
-        "max_snd_cwnd": sender.get("max_snd_cwnd"),
-        "mean_rtt_us": sender.get("mean_rtt"),
-        "min_rtt_us": sender.get("min_rtt"),
-        "max_rtt_us": sender.get("max_rtt"),
-        "intervals": _intervals(report),
-    }
+    out["goodput_bps"] = recv["bytes"] * 8 / seconds
+    # bits the sender put on the wire: application bytes + retransmitted segments
+    out["throughput_bps"] = (sent["bytes"] + retrans * mss) * 8 / sent_s
+    out["bytes_received"] = recv["bytes"]
+    out["bytes_sent"] = sent["bytes"]
+    out["seconds"] = seconds
+    out["retransmits"] = sent.get("retransmits")
+    out["mss"] = mss
+    out["cc_used"] = end.get("sender_tcp_congestion", flow.cc)
+    out["max_snd_cwnd"] = sender.get("max_snd_cwnd")
+    out["mean_rtt_us"] = sender.get("mean_rtt")
+    out["min_rtt_us"] = sender.get("min_rtt")
+    out["max_rtt_us"] = sender.get("max_rtt")
+    out["intervals"] = _intervals(report)
+    return out
 
 
 class FlowRunner:
@@ -170,7 +169,7 @@ class FlowRunner:
         self.path = path
         self.flows = flows
         self.ports = [base_port + i for i in range(len(flows))]
-        self.results: list[dict[str, Any]] = [{} for _ in flows]
+        self.results: list[FlowResult] = [{} for _ in flows]
         self._servers: list[subprocess.Popen[str]] = []
         self._threads: list[threading.Thread] = []
 
@@ -211,10 +210,12 @@ class FlowRunner:
             report = {"error": f"iperf3 did not finish in {timeout:g} s"}
         except json.JSONDecodeError:
             report = {"error": f"iperf3 exit {proc.returncode}: {proc.stderr.strip()}"}
-        self.results[i] = {**_summarise(flow, report), "started_s": round(started, 3)}
-        self.results[i]["port"] = self.ports[i]
+        result = _summarise(flow, report)
+        result["started_s"] = round(started, 3)
+        result["port"] = self.ports[i]
+        self.results[i] = result
 
-    def join(self) -> list[dict[str, Any]]:
+    def join(self) -> list[FlowResult]:
         for t in self._threads:
             t.join()
         for s in self._servers:
