@@ -95,14 +95,14 @@ demo: tc
 
 BENCH_ARGS ?=
 bench: all-kernels tc
-	@$(PY) -m testbed run --out $(or $(OUT),results) $(BENCH_ARGS)
+	@$(PY) -m testbed run --out $(if $(OUT),$(OUT),results) $(BENCH_ARGS)
 
 bench-quick: all-kernels tc
 	@$(PY) -m testbed run --profile quick $(if $(OUT),--out $(OUT)) $(BENCH_ARGS)
 
 REPORT_ARGS ?=
 report:
-	@$(PY) -m testbed report --out $(or $(OUT),results) $(REPORT_ARGS)
+	@$(PY) -m testbed report --out $(if $(OUT),$(OUT),results) $(REPORT_ARGS)
 
 clean:
 	rm -rf build tests/unit/build

@@ -167,3 +167,22 @@ def test_python_dependencies_are_pinned_once() -> None:
     assert "-c constraints.txt" in lines
     pins = (TOP / "testbed" / "constraints.txt").read_text().splitlines()
     assert all("==" in ln for ln in pins if ln and not ln.startswith("#"))
+
+
+def test_the_readme_layout_table_matches_the_tree() -> None:
+    """Every path the README's layout table names exists, and it names everything in testbed/."""
+    import re
+
+    from testbed import TOP
+
+    readme = (TOP / "README.md").read_text()
+    table = readme.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    rows = [ln for ln in table.splitlines() if ln.startswith("| `")]
+    named = [p for ln in rows for p in re.findall(r"`([^`]+)`", ln.split(" | ")[0])]
+    untracked = {"out/"}
+    assert all((TOP / p).exists() for p in named if p not in untracked), named
+    entries = [
+        p.name for p in (TOP / "testbed").iterdir() if p.name not in ("__pycache__", "__init__.py")
+    ]
+    missing = [name for name in entries if name not in table]
+    assert not missing, f"testbed/ entries the README's layout table does not name: {missing}"

@@ -97,6 +97,21 @@ class Source:
         }
 
 
+def _periods(
+    t: dict[str, Any], seed: int, duration_s: float, on_s: float, off_s: float, min_on_s: float
+) -> list[tuple[float, float]]:
+    """The on/off periods of an ``[[traffic]]`` entry ``t`` (``on_mean_s``,
+    ``off_mean_s`` default to ``on_s``, ``off_s``), drawn with ``seed``."""
+    return onoff(
+        random.Random(seed),
+        float(t.get("start_s", 0)),
+        float(t.get("end_s", duration_s)),
+        float(t.get("on_mean_s", on_s)),
+        float(t.get("off_mean_s", off_s)),
+        min_on_s,
+    )
+
+
 def sources(spec: list[dict[str, Any]], duration_s: float, seed: int) -> list[Source]:
     """The sources of a scenario point's ``[[traffic]]`` entries (seeded)."""
     out: list[Source] = []
@@ -115,17 +130,9 @@ def sources(spec: list[dict[str, Any]], duration_s: float, seed: int) -> list[So
             bursts = [Burst(float(s), float(d), float(r) * 1e3) for s, d, r in t["bursts"]]
             out.append(Source("udp", t["src"], t["dst"], label, bursts, size))
         elif kind == "udp_onoff":
-            end = float(t.get("end_s", duration_s))
             for j in range(int(t.get("sources", 1))):
                 s = seed * 1000 + i * 100 + j
-                periods = onoff(
-                    random.Random(s),
-                    start,
-                    end,
-                    float(t.get("on_mean_s", 1.0)),
-                    float(t.get("off_mean_s", 1.0)),
-                    float(t.get("min_on_s", 0.1)),
-                )
+                periods = _periods(t, s, duration_s, 1.0, 1.0, float(t.get("min_on_s", 0.1)))
                 rate = float(t.get("rate_kbit", 96)) * 1e3
                 bursts = [Burst(a, d, rate) for a, d in periods]
                 out.append(
@@ -134,14 +141,7 @@ def sources(spec: list[dict[str, Any]], duration_s: float, seed: int) -> list[So
         elif kind == "tcp_onoff":
             end = float(t.get("end_s", duration_s))
             s = seed * 1000 + i * 100
-            periods = onoff(
-                random.Random(s),
-                start,
-                end,
-                float(t.get("on_mean_s", 10.0)),
-                float(t.get("off_mean_s", 1.0)),
-                0.5,
-            )
+            periods = _periods(t, s, duration_s, 10.0, 1.0, 0.5)
             # whole seconds for iperf3, never past the end
             sessions = []
             for a, d in periods:
