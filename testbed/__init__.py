@@ -7,7 +7,7 @@ The data flow, one package per stage:
   kernel by the harness, which writes one JSON per point;
 * :mod:`testbed.net`: the paths (links, queues, loss), the papers'
   topologies, the netns and Mininet builders;
-* :mod:`testbed.traffic.cross`: iperf3 flows and cross traffic;
+* :mod:`testbed.traffic`: iperf3 flows and cross traffic;
 * :mod:`testbed.measure`: monitors, tracepoints, per-packet ground truth;
 * :mod:`testbed.analysis`: metrics of each point, tables, plots, report.md;
 * :mod:`testbed.experiments`: the acceptance experiments of the modules.

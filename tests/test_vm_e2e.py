@@ -1,6 +1,6 @@
 """Foundation acceptance on both Debian kernels: the fig 5.11 path in a VM.
 
-One boot per kernel runs every trial of testbed/e2e.py concurrently; the
+One boot per kernel runs every trial of tests/guest/e2e.py concurrently; the
 tests below assert on its JSON (results/tests/e2e-<kernel>.json).
 """
 

@@ -1,6 +1,6 @@
 """Tables, plots and ``report.md`` from the per-point JSON of a sweep (runs on the host).
 
-``python -m testbed.report [--out results] [SCENARIO...]`` reads
+``python -m testbed report [--out results] [SCENARIO...]`` reads
 ``OUT/<scenario>/runs/*.json`` (written by :mod:`testbed.run.harness`),
 recomputes every point's metrics (:mod:`testbed.analysis.metrics`), and writes per
 scenario ``OUT/<scenario>/<scenario>.md`` (its tables), ``summary.json``
@@ -663,7 +663,7 @@ def build(out: Path, names: list[str] | None = None) -> Path:
         "",
         f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} from "
         f"`{out.name}/*/runs/*.json`"
-        f" by `python -m testbed.report`.  Kernel(s): {', '.join(kernels) or '?'}; "
+        f" by `python -m testbed report`.  Kernel(s): {', '.join(kernels) or '?'}; "
         f"accel {meta.get('accel', '?')}; commit {meta.get('commit', '?')[:12]}"
         f"{' (dirty)' if meta.get('dirty') == 'yes' else ''}.",
         "",

@@ -131,7 +131,7 @@ def nrlp_ge(runs: int, duration: float) -> list[Trial]:
 
 
 def nrlp_getime(runs: int, duration: float) -> list[Trial]:
-    """Time-based Gilbert-Elliott (testbed.fading): good 1 s / bad 0.05 s of time.
+    """Time-based Gilbert-Elliott (testbed.net.fading): good 1 s / bad 0.05 s of time.
 
     newrenolp and reno of a run see the same fading schedule (same seed).
     """

@@ -42,7 +42,7 @@ class Fading:
     """Trial monitor: time-based Gilbert-Elliott loss on ``path.links[link_index]``.
 
     The monitor owns netem's loss on that link; give the link
-    ``Loss.random(0)`` so that testbed.groundtruth treats its air as a place
+    ``Loss.random(0)`` so that testbed.measure.groundtruth treats its air as a place
     where packets can be lost.
     """
 

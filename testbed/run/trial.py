@@ -56,7 +56,7 @@ class Trial:
     # tracepoints to record, e.g. ["jersey/jersey_loss"]; events land in
     # the result's "trace", matched to this trial by address
     trace_events: list[str] = field(default_factory=list)
-    # cross traffic sources (testbed.traffic.sources)
+    # cross traffic sources (testbed.traffic.cross.sources)
     traffic: list[Source] = field(default_factory=list)
     # time series to sample (result's "samples"): {"queues": ["gw->rcv"],
     # "air": [...], "ping": [["src", "rcv"]], "ss": True, "sample_s": 0.5}
