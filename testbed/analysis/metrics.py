@@ -30,6 +30,8 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy
+
 from testbed.run.records import FlowResult, PointRecord
 
 # cause= values of the loss tracepoints, by what they claim
@@ -54,13 +56,8 @@ def ceiling(capacity_bps: float, per: float) -> float:
 
 
 def percentile(xs: list[float], p: float) -> float:
-    """Linear-interpolation percentile (numpy's default), ``p`` in [0, 100]."""
-    if not xs:
-        return math.nan
-    s = sorted(xs)
-    k = (len(s) - 1) * p / 100
-    lo, hi = math.floor(k), math.ceil(k)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
+    """Linear-interpolation percentile (numpy's default), ``p`` in [0, 100]; NaN for no x."""
+    return float(numpy.percentile(xs, p)) if xs else math.nan
 
 
 def summary(xs: list[float], prefix: str) -> dict[str, float]:
