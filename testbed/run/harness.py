@@ -409,7 +409,7 @@ class Runner:
             {
                 "name": sc.name,
                 "title": sc.title,
-                "file": str(sc.path.relative_to(TOP)),
+                "file": str(sc.path.relative_to(TOP) if sc.path.is_relative_to(TOP) else sc.path),
                 "profile": self.profile or "full",
                 "resolved": data,
                 "points": [p.id for p in points],
