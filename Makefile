@@ -10,13 +10,15 @@
 #                      patched tc -> /usr/local/sbin/tc (scripts/install.sh)
 #   make uninstall     removes both again (install-tc/uninstall-tc: tc only)
 #   make dkms-src      module sources + dkms.conf -> /usr/src/jersey-<version>
-#   make check         lint + unit tests + builds + in-VM end-to-end tests
-#   make demo          fig 5.11 goodput-vs-loss comparison -> results/demo/
+#   make check         lint (ruff, mypy) + unit tests + builds + in-VM end-to-end tests
+#   make demo          fig 5.11 goodput-vs-loss comparison -> out/demo/
+#                      (OUT=results/demo regenerates the published one)
 #   make bench         every paper scenario (scenarios/*.toml) in the VM, tables,
-#                      plots and results/report.md (about an hour under TCG; resumable)
-#   make bench-quick   the same in quick mode (a few minutes) -> results/quick/
+#                      plots and results/report.md (about two hours under TCG; resumable)
+#   make bench-quick   the same in quick mode (a few minutes) -> out/quick/
 #   make report        rebuild the tables, plots and report from existing results
-#                      (BENCH_ARGS="fig5_11 soho --kernel 6.1" passes options on)
+#                      (OUT=DIR, default results; REPORT_ARGS="fig5_11 soho")
+#   BENCH_ARGS="fig5_11 soho --kernel 6.1" passes options on to python -m testbed run
 #   make clean
 SHELL := /bin/bash
 TOP := $(CURDIR)
@@ -84,23 +86,28 @@ unit:
 lint:
 	@$(PY) -m ruff check .
 	@$(PY) -m ruff format --check .
+	@$(PY) -m mypy
 
 # The README's test command.  Ends with pytest's summary line.
 check: lint all-kernels tc
 	@$(PY) -m pytest -ra tests
 
-demo: all-kernels tc
-	@$(PY) -m testbed.demo --out results/demo
+# A user's results go to out/ (not tracked); OUT=results/... regenerates the
+# published ones.
+OUT ?=
+demo: tc
+	@$(PY) -m testbed demo $(if $(OUT),--out $(OUT))
 
 BENCH_ARGS ?=
 bench: all-kernels tc
-	@$(PY) -m testbed.bench $(BENCH_ARGS)
+	@$(PY) -m testbed run --out $(if $(OUT),$(OUT),results) $(BENCH_ARGS)
 
 bench-quick: all-kernels tc
-	@$(PY) -m testbed.bench --profile quick $(BENCH_ARGS)
+	@$(PY) -m testbed run --profile quick $(if $(OUT),--out $(OUT)) $(BENCH_ARGS)
 
+REPORT_ARGS ?=
 report:
-	@$(PY) -m testbed.bench --report-only $(BENCH_ARGS)
+	@$(PY) -m testbed report --out $(if $(OUT),$(OUT),results) $(REPORT_ARGS)
 
 clean:
 	rm -rf build tests/unit/build

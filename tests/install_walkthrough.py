@@ -17,7 +17,7 @@ The test environment the README describes:
 * the blocks run with root's standard ``PATH`` (/usr/local/sbin first, as on
   Debian) from the top of the checkout, each with ``bash -e``.
 
-After each block the hooks below check the acceptance criteria of issue 7
+After each block the hooks below check the acceptance criteria of the install guide
 (autoload by name, connections using jersey with ECN, qdisc autoload and
 marking, uninstall and depmod forgetting, DKMS).  The walkthrough stops at the
 first failed check.

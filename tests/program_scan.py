@@ -45,7 +45,7 @@ COMMAND_START = {";", "&&", "||", "|", "&", "(", "\n", "{", "!", "then", "do", "
 WRAPPERS = {"exec", "nice", "nohup", "setsid", "stdbuf", "sudo", "xargs", "unbuffer", "chrt"}
 # What a program runs by itself in the ways this repository uses it.
 IMPLIED = {
-    # Mininet (testbed/mn.py, mininet/topos.py, `mn --custom`): LinuxBridge
+    # Mininet (testbed/net/mininet_backend.py, mininet/topos.py, `mn --custom`): LinuxBridge
     # switches, TCLink, node shells, pingall.
     "mn": ("mnexec", "ifconfig", "brctl", "ethtool", "ip", "tc", "sysctl", "ping", "bash"),
     "mininet": ("mnexec", "ifconfig", "brctl", "ethtool", "ip", "tc", "sysctl", "ping", "bash"),
@@ -130,11 +130,16 @@ def _tokens(text: str) -> Iterator[str]:
             word.append("$ARITH")
             i = k + 1
             continue
-        if text.startswith("$(", i):
-            k = _match_paren(text, i + 1)
+        if text.startswith("$(", i) or c == "`":
+            # a command substitution, $(...) or `...`
+            if c == "`":
+                k = text.find("`", i + 1)
+                k, body = (n if k < 0 else k), i + 1
+            else:
+                k, body = _match_paren(text, i + 1), i + 2
             yield from flush()
             yield "$("
-            yield from _tokens(text[i + 2 : k])
+            yield from _tokens(text[body:k])
             yield ")"
             i = k + 1
             continue
@@ -147,15 +152,6 @@ def _tokens(text: str) -> Iterator[str]:
                 yield from (t for t in _tokens(inner) if t != "\n")
                 yield ";"
             word.append("$VAR")
-            i = k + 1
-            continue
-        if c == "`":
-            k = text.find("`", i + 1)
-            k = n if k < 0 else k
-            yield from flush()
-            yield "$("
-            yield from _tokens(text[i + 1 : k])
-            yield ")"
             i = k + 1
             continue
         if c in " \t":

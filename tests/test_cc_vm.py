@@ -1,9 +1,9 @@
 """diffc, newrenolp and balde on both Debian kernels (one VM boot per kernel).
 
-testbed/cc_vm.py runs every check in the VM and writes
+tests/guest/cc_modules.py runs every check in the VM and writes
 results/tests/cc-<kernel>.json; the tests below assert on it with margins
 that single short runs clear robustly.  The full acceptance numbers come from
-testbed/accept_issue5.py.
+testbed/experiments/diffc_newrenolp_balde.py.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ CCS = ("diffc", "newrenolp", "balde")
 
 @pytest.fixture(scope="module", params=KERNELS)
 def cc(request: pytest.FixtureRequest) -> dict[str, Any]:
-    doc = vm_json(request.param, "testbed.cc_vm", "cc")
+    doc = vm_json(request.param, "tests.guest.cc_modules", "cc")
     print(f"kernel {doc['environment']['kernel']}: boot-to-result {doc['vm_wall_s']:.1f} s")
     return doc
 

@@ -1,4 +1,4 @@
-"""testbed/fading.py: the time-based Gilbert-Elliott schedule and commands (no VM)."""
+"""testbed/net/fading.py: the time-based Gilbert-Elliott schedule and commands (no VM)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import statistics
 
 import pytest
 
-from testbed import fading, scenarios
-from testbed.netpath import Path
+from testbed.net import fading, topologies
+from testbed.net.path import Path
 
 
 def test_schedule_alternates_with_the_mean_durations() -> None:
@@ -24,7 +24,7 @@ def test_schedule_alternates_with_the_mean_durations() -> None:
 
 
 def test_commands_and_mean_loss() -> None:
-    links = scenarios.newrenolp_path(None)
+    links = topologies.links("newrenolp")
     for i, link in enumerate(links):
         link.index = i
     path = Path(links)

@@ -1,4 +1,4 @@
-"""testbed/groundtruth.py on synthetic inputs (no VM, no tcpdump)."""
+"""testbed/measure/groundtruth.py on synthetic inputs (no VM, no tcpdump)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from testbed import groundtruth as gt
-from testbed import scenarios
-from testbed.netpath import Link, Loss, Path
+from testbed.measure import groundtruth as gt
+from testbed.net import topologies
+from testbed.net.path import Link, Loss, Path
 
 
 def built_path(links: list[Link]) -> Path:
@@ -20,7 +20,7 @@ def built_path(links: list[Link]) -> Path:
 
 
 def test_route_droppers_and_points_on_the_newrenolp_path() -> None:
-    path = built_path(scenarios.newrenolp_path(Loss.random(0.01)))
+    path = built_path(topologies.links("newrenolp", loss=Loss.random(0.01)))
     hops = gt.route(path.links, "src", "rcv")
     assert [h.name for h in hops] == ["src->r", "r->n", "n->rcv"]
     assert gt.droppers(hops) == ["queue:r->n", "queue:n->rcv", "air:n->rcv"]

@@ -12,8 +12,12 @@ from typing import Any
 
 import pytest
 
-from testbed import harness, metrics, report, scenario, topology, traffic
-from testbed.netpath import Loss, Queue, link_tc_cmds, route_cmds
+from testbed import TOP
+from testbed.analysis import metrics, report
+from testbed.net import topologies
+from testbed.net.path import Loss, Queue, link_tc_cmds, route_cmds
+from testbed.run import harness, scenario
+from testbed.traffic import cross as traffic
 
 # -- scenario files ------------------------------------------------------------------
 
@@ -215,9 +219,9 @@ def test_queue_specs() -> None:
         Queue.from_spec({"kind": "pfifo", "thresh": 3}, 2)
 
 
-@pytest.mark.parametrize("name", [n for n in topology.names() if n != "scenario"])
+@pytest.mark.parametrize("name", topologies.names())
 def test_topologies_are_connected_and_route_everywhere(name: str) -> None:
-    links = topology.links(name)
+    links = topologies.links(name)
     for i, lk in enumerate(links):
         lk.index = i
     nodes = list(dict.fromkeys(n for lk in links for n in (lk.a, lk.b)))
@@ -227,11 +231,22 @@ def test_topologies_are_connected_and_route_everywhere(name: str) -> None:
         assert len(routes[n]) == len(links) - direct
 
 
+MN_CUSTOM = TOP / "mininet" / "topos.py"
+
+
+def mn_custom() -> dict[str, Any]:
+    """What ``mn --custom mininet/topos.py`` reads (needs Debian's Mininet)."""
+    pytest.importorskip("mininet.net", reason="needs Mininet (Debian's python3-mininet)")
+    customs: dict[str, Any] = {}
+    exec(compile(MN_CUSTOM.read_text(), str(MN_CUSTOM), "exec"), customs, customs)
+    return customs
+
+
 def test_mininet_topology_mirrors_the_link_model() -> None:
-    topo = topology.get("fig511")(loss=0.01, gateway={"kind": "cw", "limit": 50})
+    topo = mn_custom()["topos"]["fig511"](loss=0.01, gateway={"kind": "cw", "limit": 50})
     assert sorted(topo.hosts()) == ["gw", "rcv", "src"]
     assert sorted(topo.switches()) == ["air0", "air1"]
-    links = topology.links("fig511", loss=0.01, gateway={"kind": "cw", "limit": 50})
+    links = topologies.links("fig511", loss=0.01, gateway={"kind": "cw", "limit": 50})
     links[0].index, links[1].index = 0, 1
     cmds = link_tc_cmds(links[1])
     infos = {(i["node1"], i["node2"]): i for _, _, i in topo.links(withInfo=True)}
@@ -247,15 +262,27 @@ def test_mininet_topology_mirrors_the_link_model() -> None:
 
 
 def test_mn_custom_file_defines_topos() -> None:
-    text = topology.FILE.read_text()
-    customs: dict[str, Any] = {}
-    exec(compile(text, str(topology.FILE), "exec"), customs, customs)  # as mn --custom does
-    assert {"fig511", "satellite", "soho", "reverse_path", "scenario"} <= set(customs["topos"])
+    topos = mn_custom()["topos"]
+    assert set(topos) == {*topologies.names(), "scenario"}
 
 
 def test_scenario_topology_builds_a_point() -> None:
-    topo = topology.get("scenario")("groundtruth", point=0)
+    topo = mn_custom()["topos"]["scenario"]("groundtruth", point=0)
     assert "rcv" in topo.hosts()
+
+
+def test_the_papers_paths_have_one_source() -> None:
+    """Only testbed/net/topologies.py builds links of the papers (nothing else names a
+    rate with a delay)."""
+    import re
+
+    made_here = re.compile(r"\bLink\(\s*\"")
+    others = [
+        p.relative_to(TOP)
+        for p in sorted((TOP / "testbed").rglob("*.py"))
+        if p.name != "topologies.py" and made_here.search(p.read_text())
+    ]
+    assert not others, others
 
 
 # -- traffic schedules ---------------------------------------------------------------
@@ -498,7 +525,7 @@ def test_report_from_synthetic_runs(tmp_path: Path) -> None:
 
 
 def test_receiver_intervals_from_iperf3_server_text() -> None:
-    from testbed.flows import _intervals
+    from testbed.traffic.flows import _intervals
 
     text = (
         "[  5] local 10.1.1.2 port 5201 connected to 10.1.0.1 port 40000\n"
@@ -511,7 +538,7 @@ def test_receiver_intervals_from_iperf3_server_text() -> None:
 
 
 def test_ping_and_ss_parsers() -> None:
-    from testbed.monitor import parse_ping, parse_ss
+    from testbed.measure.monitors import parse_ping, parse_ss
 
     ping = "[1700000000.500000] 64 bytes from 10.1.1.2: icmp_seq=3 ttl=63 time=92.4 ms\nno\n"
     assert parse_ping(ping) == [[1700000000.5, 3, 92.4]]
@@ -527,7 +554,7 @@ def test_ping_and_ss_parsers() -> None:
 
 
 def test_fading_monitor_takes_over_the_named_link() -> None:
-    links = topology.links("wired_wireless", wired_mbit=100, wireless_mbit=10)
+    links = topologies.links("wired_wireless", wired_mbit=100, wireless_mbit=10)
     out, fade = harness.fading_of(
         {"link": "gw->rcv", "good_s": 1, "bad_s": 0.05, "bad_loss": 0.5}, links, seed=7
     )
@@ -550,7 +577,7 @@ def test_fading_monitor_takes_over_the_named_link() -> None:
 )
 def test_fading_monitor_rejects_bad_specs(spec: dict[str, Any], msg: str) -> None:
     loss = 0.01 if msg == "own loss model" else 0
-    links = topology.links("wired_wireless", loss=loss)
+    links = topologies.links("wired_wireless", loss=loss)
     with pytest.raises(ValueError, match=msg):
         harness.fading_of(spec, links, seed=1)
 

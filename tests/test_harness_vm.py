@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from testbed import report
+from testbed.analysis import report
 from tests.conftest import RESULTS, SLOW_KERNELS, TOP, run_in_vm
 
 pytestmark = pytest.mark.vm
@@ -35,7 +35,7 @@ def run(request: pytest.FixtureRequest) -> dict[str, Any]:
         f"cd {TOP} && "
         "mn --custom mininet/topos.py --topo fig511 --switch lxbr --controller none"
         f" --test pingall > {out}/mn.log 2>&1; echo mn_exit=$? >> {out}/mn.log; "
-        f"{python} -m testbed.harness --out {out} --profile quick --backend mininet {SCENARIO}"
+        f"{python} -m testbed run --here --out {out} --profile quick --backend mininet {SCENARIO}"
     )
     rc, wall, log = run_in_vm(kernel, ["sh", "-c", script], timeout=400)
     (out / "vm.log").write_text(log)

@@ -1,4 +1,4 @@
-"""Issue 7's acceptance in a fresh guest: the README's guide, verbatim (6.12; both kernels
+"""The install guide's acceptance in a fresh guest: the README's guide, verbatim (6.12; both kernels
 with JERSEY_FULL_MATRIX=1).
 
 One boot per kernel (``testbed/vm --bare``: our modules are built on the host

@@ -1,9 +1,9 @@
 """The jersey congestion control on both Debian kernels (one VM boot each).
 
-In the VM: testbed.jersey_check (parameters, selection, ECN negotiation and
-fallback, ss, tracepoints), testbed.modcycle (rmmod while in use, 100
+In the VM: tests.guest.jersey_module (parameters, selection, ECN negotiation and
+fallback, ss, tracepoints), tests.guest.modcycle (rmmod while in use, 100
 load/unload cycles (30 in make check) with traffic, kernel log) and one run of the acceptance
-experiment testbed.accept_jersey (the full acceptance is three runs; see
+experiment testbed.experiments.jersey_loss_differentiation (the full acceptance is three runs; see
 README "Results").  Single-run goodputs vary, so the assertions here keep
 margins; the measured numbers are printed and kept in results/tests/.
 """
@@ -30,10 +30,11 @@ def jersey(request: pytest.FixtureRequest) -> dict[str, Any]:
         f.unlink(missing_ok=True)
     script = " && ".join(
         [
-            f"{PY} -m testbed.jersey_check --out {files['check']} >/dev/null",
-            f"{PY} -m testbed.modcycle --out {files['cycle']} --module tcp_jersey --cc jersey"
+            f"{PY} -m tests.guest.jersey_module --out {files['check']} >/dev/null",
+            f"{PY} -m tests.guest.modcycle --out {files['cycle']} --module tcp_jersey --cc jersey"
             f" --cycles {MOD_CYCLES} >/dev/null",
-            f"{PY} -m testbed.accept_jersey --runs 1 --out {files['accept']} >/dev/null",
+            f"{PY} -m testbed.experiments.jersey_loss_differentiation --runs 1"
+            f" --out {files['accept']} >/dev/null",
         ]
     )
     rc, wall, log = run_in_vm(kernel, ["sh", "-c", script], timeout=600)

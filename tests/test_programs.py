@@ -151,7 +151,7 @@ def f(ns, path):
 
 def test_a_monitor_without_its_program_fails_the_point(monkeypatch: pytest.MonkeyPatch) -> None:
     """[monitor] ping without ping: an error naming the package, not an empty series."""
-    from testbed import monitor
+    from testbed.measure import monitors as monitor
 
     class FakePath:
         def ns(self, node: str) -> str:

@@ -1,8 +1,8 @@
 """cw and vcrr mark exactly as specified, checked against their queue traces.
 
-One VM boot per kernel runs testbed.qdisc_check (a jersey ECN flow and a
+One VM boot per kernel runs tests.guest.qdisc_marking (a jersey ECN flow and a
 non-ECT UDP flow through cw aq, cw pq and vcrr, with the per-packet
-tracepoints on) and testbed.modcycle for both qdiscs (busy module, 100
+tracepoints on) and tests.guest.modcycle for both qdiscs (busy module, 100
 load/unload cycles (30 in make check) with traffic, kernel log, slab).
 """
 
@@ -28,9 +28,9 @@ def qdiscs(request: pytest.FixtureRequest) -> dict[str, Any]:
     files |= {m: RESULTS / f"qdisc-cycle-{m}-{kernel}.json" for m in CYCLES}
     for f in files.values():
         f.unlink(missing_ok=True)
-    cmds = [f"{PY} -m testbed.qdisc_check --out {files['check']} >/dev/null"]
+    cmds = [f"{PY} -m tests.guest.qdisc_marking --out {files['check']} >/dev/null"]
     cmds += [
-        f"{PY} -m testbed.modcycle --out {files[m]} --module {m} --qdisc '{q}'"
+        f"{PY} -m tests.guest.modcycle --out {files[m]} --module {m} --qdisc '{q}'"
         f" --cycles {MOD_CYCLES} >/dev/null"
         for m, q in CYCLES.items()
     ]

@@ -1,4 +1,4 @@
-"""The RED zero-loss max_th model (testbed/redmodel.py) against the papers' table."""
+"""The RED zero-loss max_th model (testbed/net/redmodel.py) against the papers' table."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from testbed import redmodel as rm
+from testbed.net import redmodel as rm
 
 # (w, min_th, max_th (reference), max_p) -> analytic Qmax of `000_...` table II /
 # `001_...` table I

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 
 import pytest
 
-from testbed import analysis, scenarios
-from testbed.netpath import Link, Loss, Path, Queue, air_cmds, shaper_cmds
+from testbed.analysis import metrics
+from testbed.net import topologies
+from testbed.net.path import Link, Loss, Path, Queue, air_cmds, shaper_cmds
 
 
 def test_random_loss_netem_args() -> None:
@@ -20,7 +22,7 @@ def test_random_loss_netem_args() -> None:
 
 @pytest.mark.parametrize("mean", [0.01, 0.05, 0.1])
 def test_gilbert_elliott_for_mean(mean: float) -> None:
-    ge = scenarios.ge_for_mean(mean)
+    ge = Loss.ge_mean(mean, burst=2, bad_loss=0.5, good_loss=mean / 10)
     p, r, bad, good = ge.params
     # stationary mean from first principles: P(bad) = p / (p + r)
     assert (p / (p + r)) * bad + (r / (p + r)) * good == pytest.approx(mean)
@@ -80,7 +82,7 @@ def test_routes_on_a_chain_go_through_the_right_neighbour() -> None:
 
 
 def test_fig511_path_parameters() -> None:
-    wired, wireless = scenarios.fig511(Loss.random(0.01))
+    wired, wireless = topologies.links("fig511", loss=Loss.random(0.01))
     assert (wired.rate_mbit, wired.delay_ms, wired.loss) == (10, 45, None)
     assert (wireless.rate_mbit, wireless.delay_ms) == (2, 1)
     assert wireless.loss == Loss.random(0.01)
@@ -88,35 +90,15 @@ def test_fig511_path_parameters() -> None:
 
 
 def test_jain_index() -> None:
-    assert analysis.jain([1, 1, 1, 1]) == pytest.approx(1.0)
-    assert analysis.jain([1, 0, 0, 0]) == pytest.approx(0.25)
-    assert analysis.jain([3, 1]) == pytest.approx(16 / 20)
-
-
-def test_goodput_summary_takes_medians_per_cc_and_per() -> None:
-    def trial(cc: str, per: float, gp: float) -> dict[str, object]:
-        return {"params": {"cc": cc, "per": per}, "flows": [{"goodput_bps": gp}]}
-
-    doc = {
-        "environment": {"kernel": "6.1.0-56-amd64"},
-        "trials": [
-            trial("reno", 0.01, 1.0e6),
-            trial("reno", 0.01, 1.4e6),
-            trial("reno", 0.01, 1.2e6),
-            trial("bbr", 0.01, 1.9e6),
-            {"params": {"cc": "bbr", "per": 0.01}, "flows": [{"error": "x"}]},
-        ],
-    }
-    rows = {r["cc"]: r for r in analysis.goodput_summary(doc)}
-    assert rows["reno"]["goodput_bps"] == pytest.approx(1.2e6)
-    assert rows["reno"]["runs"] == 3
-    assert rows["bbr"]["runs"] == 1
-    assert rows["reno"]["ceiling_bps"] == pytest.approx(1.98e6)
-    assert rows["reno"]["kernel"] == "6.1.0-56-amd64"
+    assert metrics.jain([1, 1, 1, 1]) == pytest.approx(1.0)
+    assert metrics.jain([1, 0, 0, 0]) == pytest.approx(0.25)
+    assert metrics.jain([3, 1]) == pytest.approx(16 / 20)
+    assert metrics.jain([0, 0]) == 1.0  # equal shares, all of them zero
+    assert math.isnan(metrics.jain([]))  # no flow, no index
 
 
 def test_trace_parse_key_values_and_hosts() -> None:
-    from testbed import trace
+    from testbed.measure import trace
 
     text = (
         "# tracer: nop\n"
@@ -134,8 +116,8 @@ def test_trace_parse_key_values_and_hosts() -> None:
 
 
 def test_a_batch_of_trials_that_outlives_its_time_is_reported(monkeypatch, capsys) -> None:
-    from testbed import trial as trial_mod
-    from testbed.flows import Flow
+    from testbed.run import trial as trial_mod
+    from testbed.traffic.flows import Flow
 
     slow = trial_mod.Trial("slow", [], [Flow("a", "b", duration_s=1)])
     quick = trial_mod.Trial("quick", [], [Flow("a", "b", duration_s=1)])
@@ -168,3 +150,39 @@ def test_a_batch_of_trials_that_outlives_its_time_is_reported(monkeypatch, capsy
     monkeypatch.setattr(trial_mod, "STUCK_GRACE_S", 5.0)
     trial_mod.run_trials([slow, quick])
     assert capsys.readouterr().err == ""  # within its time: nothing said
+
+
+def test_python_dependencies_are_pinned_once() -> None:
+    """pyproject.toml declares what testbed/requirements.txt installs, at the same versions;
+    testbed/constraints.txt pins everything else exactly."""
+    import tomllib
+
+    from testbed import TOP
+
+    project = tomllib.loads((TOP / "pyproject.toml").read_text())["project"]
+    declared = {*project["dependencies"], *project["optional-dependencies"]["dev"]}
+    lines = (TOP / "testbed" / "requirements.txt").read_text().splitlines()
+    installed = {ln for ln in lines if ln and not ln.startswith(("#", "-"))}
+    assert declared == installed
+    assert "-c constraints.txt" in lines
+    pins = (TOP / "testbed" / "constraints.txt").read_text().splitlines()
+    assert all("==" in ln for ln in pins if ln and not ln.startswith("#"))
+
+
+def test_the_readme_layout_table_matches_the_tree() -> None:
+    """Every path the README's layout table names exists, and it names everything in testbed/."""
+    import re
+
+    from testbed import TOP
+
+    readme = (TOP / "README.md").read_text()
+    table = readme.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    rows = [ln for ln in table.splitlines() if ln.startswith("| `")]
+    named = [p for ln in rows for p in re.findall(r"`([^`]+)`", ln.split(" | ")[0])]
+    untracked = {"out/"}
+    assert all((TOP / p).exists() for p in named if p not in untracked), named
+    entries = [
+        p.name for p in (TOP / "testbed").iterdir() if p.name not in ("__pycache__", "__init__.py")
+    ]
+    missing = [name for name in entries if name not in table]
+    assert not missing, f"testbed/ entries the README's layout table does not name: {missing}"

@@ -1,6 +1,6 @@
 """Foundation acceptance on both Debian kernels: the fig 5.11 path in a VM.
 
-One boot per kernel runs every trial of testbed/e2e.py concurrently; the
+One boot per kernel runs every trial of tests/guest/e2e.py concurrently; the
 tests below assert on its JSON (results/tests/e2e-<kernel>.json).
 """
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.vm
 
 @pytest.fixture(scope="module", params=KERNELS)
 def e2e(request: pytest.FixtureRequest) -> dict[str, Any]:
-    doc = vm_json(request.param, "testbed.e2e", "e2e")
+    doc = vm_json(request.param, "tests.guest.e2e", "e2e")
     print(f"kernel {doc['environment']['kernel']}: boot-to-result {doc['vm_wall_s']:.1f} s")
     return doc
 

@@ -1,0 +1,461 @@
+"""Metrics of a trial, computed from what it measured (pure functions, no VM).
+
+Everything here reads a point result as written by :mod:`testbed.run.harness`
+(iperf3 summaries, qdisc/netem counters, sampled time series, tracepoint
+events) and derives the numbers the report shows:
+
+* goodput (application bytes received / receiver time) and throughput
+  (sender's bytes incl. retransmitted segments / time) per flow, per group
+  of flows and in total; Jain's index ``(sum x)^2 / (n sum x^2)``; the
+  ceiling ``C (1 - PER)`` of the bottleneck;
+* congestion drop rate (bottleneck queue drops / packets offered to it) and
+  wireless drop rate (netem drops / packets on the air);
+* queue length and queueing delay (backlog bytes / rate) percentiles, the
+  measured marking probability (marks / packets per sampling interval);
+* RTT percentiles and jitter (mean |RTT_k - RTT_k-1|, RFC 3550's D without
+  smoothing) from ping; srtt/cwnd/rate estimate from ``ss``;
+* loss-classification accuracy of each flow's sender: its per-loss
+  decisions (our tracepoints ``<cc>_loss``, ``cause=``) matched against the
+  ground truth -- per packet when the trial has it (``groundtruth``),
+  otherwise from the counters, which settle the truth only when a flow's
+  forward path saw drops of one kind (all at the air, or all at queues).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy
+
+from testbed.run.records import FlowResult, PointRecord
+
+# cause= values of the loss tracepoints, by what they claim
+WIRELESS_CAUSES = {"wireless", "rto_wireless", "corruption", "hold", "held"}
+CONGESTION_CAUSES = {"congestion", "rto_congestion", "halve", "halved", "reset"}
+NOT_A_LOSS = {"ecn", "ece", "cwr"}
+NOT_A_LOSS_KINDS = {"ece", "ecn", "tlp"}
+
+
+def jain(xs: list[float]) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2): 1 when every x is the same
+    (all zero too), NaN for no x at all."""
+    if not xs:
+        return math.nan
+    sq = sum(x * x for x in xs)
+    return (sum(xs) ** 2) / (len(xs) * sq) if sq > 0 else 1.0
+
+
+def ceiling(capacity_bps: float, per: float) -> float:
+    """The goodput ceiling C (1 - PER) of a lossy link."""
+    return capacity_bps * (1 - per)
+
+
+def percentile(xs: list[float], p: float) -> float:
+    """Linear-interpolation percentile (numpy's default), ``p`` in [0, 100]; NaN for no x."""
+    return float(numpy.percentile(xs, p)) if xs else math.nan
+
+
+def summary(xs: list[float], prefix: str) -> dict[str, float]:
+    """mean, p50, p95, p99, max of ``xs`` as ``{prefix}_mean`` etc. (empty: nothing)."""
+    if not xs:
+        return {}
+    return {
+        f"{prefix}_mean": statistics.fmean(xs),
+        f"{prefix}_p50": percentile(xs, 50),
+        f"{prefix}_p95": percentile(xs, 95),
+        f"{prefix}_p99": percentile(xs, 99),
+        f"{prefix}_max": max(xs),
+    }
+
+
+def jitter(rtts: list[float]) -> float:
+    """Mean absolute difference of consecutive samples (RFC 3550's D, unsmoothed)."""
+    if len(rtts) < 2:
+        return math.nan
+    return statistics.fmean(abs(b - a) for a, b in itertools.pairwise(rtts))
+
+
+def classify(ev: dict[str, Any] | str) -> str | None:
+    """What a loss tracepoint event claims: "wireless", "congestion", None (not a
+    loss: an ECN reaction or a tail-loss probe) or "unknown".
+
+    jersey prints ``cause=``; newrenolp and balde ``kind=`` (dupack, rto, ece,
+    tlp) and ``cause=``; diffc ``kind=`` and ``action=`` (hold: the loss was
+    taken for corruption; halve/reset: for congestion).
+    """
+    if isinstance(ev, str):
+        ev = {"cause": ev}
+    if str(ev.get("kind", "")).lower() in NOT_A_LOSS_KINDS:
+        return None
+    c = str(ev.get("cause") or ev.get("action") or "").lower()
+    if c in NOT_A_LOSS:
+        return None
+    if c in WIRELESS_CAUSES or "wireless" in c or "corrupt" in c:
+        return "wireless"
+    if c in CONGESTION_CAUSES or "congest" in c:
+        return "congestion"
+    return "unknown"
+
+
+def route(links: list[dict[str, Any]], src: str, dst: str) -> list[str]:
+    """Link directions ``"a->b"`` on the shortest path from src to dst."""
+    adj: dict[str, list[str]] = {}
+    for lk in links:
+        adj.setdefault(lk["a"], []).append(lk["b"])
+        adj.setdefault(lk["b"], []).append(lk["a"])
+    prev: dict[str, str] = {src: src}
+    todo = deque([src])
+    while todo:
+        cur = todo.popleft()
+        for nxt in adj.get(cur, []):
+            if nxt not in prev:
+                prev[nxt] = cur
+                todo.append(nxt)
+    if dst not in prev:
+        return []
+    hops = []
+    node = dst
+    while node != src:
+        hops.append(f"{prev[node]}->{node}")
+        node = prev[node]
+    return hops[::-1]
+
+
+def counter_truth(ground: Sequence[Mapping[str, Any]], dirs: list[str]) -> dict[str, Any]:
+    """Drops on a flow's forward path by place, from the qdisc/netem counters."""
+    link = queue = 0
+    for g in ground:
+        if g["link"] in dirs:
+            link += int(g.get("air_drops", 0))
+            queue += int(g.get("queue_drops", 0))
+    if link and not queue:
+        kind = "wireless"
+    elif queue and not link:
+        kind = "congestion"
+    elif link or queue:
+        kind = "mixed"
+    else:
+        kind = "none"
+    return {"link_drops": link, "queue_drops": queue, "kind": kind}
+
+
+def decisions_of(events: list[dict[str, Any]], dest: str) -> list[dict[str, Any]]:
+    """Loss decisions (``*_loss`` events) of the sender socket whose peer is ``dest``."""
+    return [
+        e for e in events if str(e.get("event", "")).endswith("_loss") and e.get("dest") == dest
+    ]
+
+
+def accuracy(decisions: list[dict[str, Any]], truth: dict[str, Any]) -> dict[str, Any]:
+    """Classification accuracy of loss decisions.
+
+    ``truth`` is either per-packet (``{"per_decision": ["wireless"|
+    "congestion"|None, ...]}`` aligned with ``decisions``) or from counters
+    (:func:`counter_truth`).  Returns counts, ``accuracy`` (None when the
+    truth does not settle it) and ``misprediction`` (decisions called
+    wireless that were congestion, over decisions called wireless).
+    """
+    claimed = [classify(d) for d in decisions]
+    losses = [c for c in claimed if c is not None]
+    out: dict[str, Any] = {
+        "decisions": len(losses),
+        "claimed_wireless": losses.count("wireless"),
+        "claimed_congestion": losses.count("congestion"),
+        "ecn_reactions": claimed.count(None),
+        "accuracy": None,
+        "misprediction": None,
+        "method": None,
+    }
+    if "per_decision" in truth:
+        pairs = [(c, t) for c, t in zip(claimed, truth["per_decision"], strict=False) if c and t]
+        out["method"] = "per-packet"
+        out["truth"] = truth.get("kind")
+        out["matched"] = len(pairs)
+        if pairs:
+            out["accuracy"] = sum(c == t for c, t in pairs) / len(pairs)
+            said_w = [t for c, t in pairs if c == "wireless"]
+            if said_w:
+                out["misprediction"] = said_w.count("congestion") / len(said_w)
+        return out
+    out["method"] = "counters"
+    out["truth"] = truth.get("kind")
+    if truth.get("kind") in ("wireless", "congestion") and losses:
+        out["accuracy"] = losses.count(truth["kind"]) / len(losses)
+        if out["claimed_wireless"]:
+            out["misprediction"] = 0.0 if truth["kind"] == "wireless" else 1.0
+    return out
+
+
+def arrivals(a: dict[str, Any], b: dict[str, Any]) -> int:
+    """Packets that reached a qdisc between its samples ``a`` and ``b``.
+
+    A qdisc counts ``packets`` at dequeue: arrivals are the packets sent,
+    plus the growth of the backlog, plus the drops.
+    """
+    return int(
+        b.get("packets", 0) - a.get("packets", 0)
+        + b.get("qlen", 0) - a.get("qlen", 0)
+        + b.get("drops", 0) - a.get("drops", 0)
+    )  # fmt: skip
+
+
+def mark_probability(samples: list[dict[str, Any]]) -> list[list[float]]:
+    """[[t, marks/arrivals]] per sampling interval, from cumulative qdisc
+    counters (marks are counted at enqueue, see :func:`arrivals`)."""
+    out = []
+    for a, b in itertools.pairwise(samples):
+        if "marked" not in b:
+            continue
+        arrived = arrivals(a, b)
+        if arrived > 0:
+            out.append([b["t"], (b.get("marked", 0) - a.get("marked", 0)) / arrived])
+    return out
+
+
+def queue_metrics(samples: list[dict[str, Any]], rate_bps: float) -> dict[str, float]:
+    """Queue length (packets), queueing delay (ms) and marking over a trial's samples."""
+    if not samples:
+        return {}
+    qlen = [float(s.get("qlen", 0)) for s in samples]
+    delay = [float(s.get("backlog", 0)) * 8 / rate_bps * 1e3 for s in samples] if rate_bps else []
+    out = {**summary(qlen, "qlen"), **summary(delay, "qdelay_ms")}
+    marks = [p for _, p in mark_probability(samples)]
+    if marks:
+        out["mark_prob_mean"] = statistics.fmean(marks)
+    if any("prob" in s for s in samples):
+        out["prob_mean"] = statistics.fmean(float(s.get("prob", 0)) for s in samples)
+    return out
+
+
+def _group_stats(flows: list[FlowResult]) -> dict[str, Any]:
+    ok = [f for f in flows if "error" not in f]
+    gp = [f["goodput_bps"] for f in ok]
+    tp = [f.get("throughput_bps", f["goodput_bps"]) for f in ok]
+    return {
+        "flows": len(flows),
+        "errors": len(flows) - len(ok),
+        "goodput_bps": sum(gp),
+        "goodput_mean_bps": statistics.fmean(gp) if gp else math.nan,
+        "throughput_bps": sum(tp),
+        "throughput_mean_bps": statistics.fmean(tp) if tp else math.nan,
+        "jain": jain(gp),
+    }
+
+
+def window_goodput(flow: FlowResult, lo: float, hi: float, start: float) -> float | None:
+    """Mean receiver rate of a flow over trial time [lo, hi] from its interval reports."""
+    xs = [bps for end, bps in flow.get("intervals", []) if lo < start + end <= hi]
+    return statistics.fmean(xs) if xs else None
+
+
+def link_config(result: PointRecord, direction: str) -> tuple[float, float]:
+    """(rate bit/s, mean loss) of a link direction ``"a->b"``.
+
+    A direction under a ``fading`` monitor (netem at loss 0, switched on a
+    timer) has the channel's mean loss.
+    """
+    fade = (result.get("monitor") or {}).get("fading") or {}
+    for i, lk in enumerate(result.get("links_config", [])):
+        for reverse, name in enumerate((f"{lk['a']}->{lk['b']}", f"{lk['b']}->{lk['a']}")):
+            if direction != name:
+                continue
+            rate = lk["rate_rev_mbit" if reverse else "rate_mbit"] * 1e6
+            if fade.get("link_index") == i and bool(fade.get("reverse")) == bool(reverse):
+                return rate, float(fade["mean_loss"])
+            return rate, (lk["loss_rev" if reverse else "loss"] or {}).get("mean", 0.0)
+    raise KeyError(direction)
+
+
+def point_metrics(result: PointRecord) -> dict[str, Any]:
+    """Every metric of one trial (see the module docstring)."""
+    spec = result.get("spec", {})
+    mcfg = spec.get("metrics", {})
+    flows = result.get("flows", [])
+    out: dict[str, Any] = {**_group_stats(flows)}
+    # groups of flows ([[flows]] entries) and each flow
+    groups: dict[str, list[FlowResult]] = {}
+    for f in flows:
+        groups.setdefault(f.get("group") or f["cc"], []).append(f)
+    out["groups"] = {g: _group_stats(fs) for g, fs in groups.items()}
+    win = mcfg.get("window_s")
+    if win:
+        lo, hi = float(win[0]), float(win[1])
+        wg = [window_goodput(f, lo, hi, f.get("started_s", f["start_s"])) for f in flows]
+        vals = [x for x in wg if x is not None]
+        out["window"] = {
+            "from_s": lo,
+            "to_s": hi,
+            "goodput_bps": sum(vals),
+            "jain": jain(vals),
+            "per_flow_bps": wg,
+        }
+    # bottleneck: ceiling, congestion and wireless drop rates
+    bott = mcfg.get("bottleneck")
+    ground = result.get("links", [])
+    if bott:
+        rate, per = link_config(result, bott)
+        out["capacity_bps"] = rate
+        out["loss_mean"] = per
+        out["ceiling_bps"] = ceiling(rate, per)
+        out["goodput_norm"] = out["goodput_bps"] / rate if rate else math.nan
+        for g in ground:
+            if g["link"] == bott:
+                offered = g["queue_packets"] + g["queue_drops"]
+                aired = g["air_packets"] + g["air_drops"]
+                out["bottleneck"] = {
+                    "queue_drops": g["queue_drops"],
+                    "queue_marked": g["queue_marked"],
+                    "queue_packets": g["queue_packets"],
+                    "air_drops": g["air_drops"],
+                    "air_packets": g["air_packets"],
+                    "congestion_drop_rate": g["queue_drops"] / offered if offered else 0.0,
+                    "mark_rate": g["queue_marked"] / offered if offered else 0.0,
+                    "wireless_drop_rate": g["air_drops"] / aired if aired else 0.0,
+                }
+    # drops on the data paths (of flows and cross traffic), by place
+    dirs_all: list[str] = []
+    ends = [(f["src"], f["dst"]) for f in flows]
+    ends += [(t["src"], t["dst"]) for t in result.get("traffic", [])]
+    for src, dst in ends:
+        for d in route(result.get("links_config", []), src, dst):
+            if d not in dirs_all:
+                dirs_all.append(d)
+    place = counter_truth(ground, dirs_all)
+    total = place["link_drops"] + place["queue_drops"]
+    udp = [t for t in result.get("traffic", []) if t.get("kind") == "udp"]
+    udp_lost = sum(int(t.get("lost_packets") or 0) for t in udp)
+    fates = (result.get("monitor") or {}).get("fate_counts") or {}
+    if fates:
+        pp_link = sum(v for k, v in fates.items() if k.startswith("air:"))
+        pp_queue = sum(v for k, v in fates.items() if k.startswith("queue:"))
+        pp = pp_link + pp_queue
+        out["drops_pp"] = {
+            "link_drops": pp_link,
+            "queue_drops": pp_queue,
+            "delivered": fates.get("delivered", 0),
+            "link_share": pp_link / pp if pp else math.nan,
+            "queue_share": pp_queue / pp if pp else math.nan,
+        }
+    out["drops"] = {
+        "link_drops": place["link_drops"],
+        "queue_drops": place["queue_drops"],
+        "link_share": place["link_drops"] / total if total else math.nan,
+        "queue_share": place["queue_drops"] / total if total else math.nan,
+        "udp_lost": udp_lost if udp else None,
+        "udp_packets": sum(int(t.get("packets") or 0) for t in udp) if udp else None,
+        # with UDP alone on the paths, every counted drop is a lost datagram
+        "counted_vs_udp": total / udp_lost if udp and udp_lost and not flows else None,
+    }
+    # per flow: classification against ground truth
+    events = result.get("trace", [])
+    totals = {"decisions": 0, "correct": 0.0, "settled": 0}
+    per_flow = []
+    for f in flows:
+        dest = f.get("dest", "")
+        decisions = decisions_of(events, dest) if dest else []
+        dirs = route(result.get("links_config", []), f["src"], f["dst"])
+        truth: dict[str, Any] = counter_truth(ground, dirs)
+        matched = [d.get("truth") for d in decisions]
+        if any(t in ("wireless", "congestion") for t in matched):
+            truth = {
+                **truth,
+                "per_decision": [t if t in ("wireless", "congestion") else None for t in matched],
+            }
+        acc = accuracy(decisions, truth)
+        if "per_decision" in truth:
+            acc["unmatched"] = sum(t not in ("wireless", "congestion") for t in matched)
+        rec = {
+            "label": f.get("label") or f["cc"],
+            "group": f.get("group") or f["cc"],
+            "cc": f["cc"],
+            "goodput_bps": f.get("goodput_bps"),
+            "throughput_bps": f.get("throughput_bps"),
+            "retransmits": f.get("retransmits"),
+            "forward_path": dirs,
+            **{k: v for k, v in truth.items() if k in ("link_drops", "queue_drops")},
+            **acc,
+        }
+        segs = (f.get("bytes_sent") or 0) / (f.get("mss") or 1448) + (f.get("retransmits") or 0)
+        if segs and acc["decisions"]:
+            rec["wireless_per_measured"] = acc["claimed_wireless"] / segs
+        per_flow.append(rec)
+        if acc["accuracy"] is not None:
+            totals["decisions"] += acc["decisions"]
+            totals["correct"] += acc["accuracy"] * acc["decisions"]
+            totals["settled"] += 1
+    out["flows"] = per_flow
+    out["accuracy"] = totals["correct"] / totals["decisions"] if totals["decisions"] else None
+    held = [
+        (r["misprediction"], r["claimed_wireless"])
+        for r in per_flow
+        if r["misprediction"] is not None
+    ]
+    n_held = sum(w for _, w in held)
+    out["misprediction"] = sum(m * w for m, w in held) / n_held if n_held else None
+    out["decisions"] = sum(r["decisions"] for r in per_flow)
+    for g, fs in out["groups"].items():
+        recs = [r for r in per_flow if r["group"] == g and r["accuracy"] is not None]
+        n = sum(r["decisions"] for r in recs)
+        fs["accuracy"] = sum(r["accuracy"] * r["decisions"] for r in recs) / n if n else None
+        fs["decisions"] = sum(r["decisions"] for r in per_flow if r["group"] == g)
+    # monitors
+    mon = result.get("samples", {})
+    queues = {}
+    for name, samples in mon.get("queues", {}).items():
+        try:
+            rate, _ = link_config(result, name)
+        except KeyError:
+            rate = 0.0
+        queues[name] = queue_metrics(samples, rate)
+    if queues:
+        out["queue"] = queues
+    rtts = {}
+    for name, p in mon.get("ping", {}).items():
+        xs = [r for _, r in p.get("rtt", [])]
+        rtts[name] = {**summary(xs, "rtt_ms"), "jitter_ms": jitter(xs)}
+        if p.get("sent"):
+            rtts[name]["ping_loss"] = 1 - p.get("received", 0) / p["sent"]
+    if rtts:
+        out["rtt"] = rtts
+    ss = mon.get("ss", {})
+    if ss:
+        out["ss"] = {}
+        for peer, samples in ss.items():
+            srtt = [s["srtt_ms"] for s in samples if "srtt_ms" in s]
+            out["ss"][peer] = {
+                **summary(srtt, "srtt_ms"),
+                **summary([s["cwnd"] for s in samples if "cwnd" in s], "cwnd"),
+                "srtt_jitter_ms": jitter(srtt),
+            }
+    # cross traffic
+    traffic = result.get("traffic", [])
+    if traffic:
+        dur = float(spec.get("duration_s") or 1)
+        udp = [t for t in traffic if t.get("kind") == "udp"]
+        offered = sum(t.get("bytes", 0) for t in udp) * 8 / dur
+        sent = sum(t.get("packets") or 0 for t in udp)
+        lost = sum(t.get("lost_packets") or 0 for t in udp)
+        out["cross_offered_bps"] = offered
+        out["cross_delivered_bps"] = offered * (1 - lost / sent) if sent else 0.0
+        out["cross"] = {
+            t["label"]: {
+                "bytes": t.get("bytes", 0),
+                "rate_bps": t.get("bytes", 0) * 8 / dur,
+                "lost_packets": t.get("lost_packets"),
+                "packets": t.get("packets"),
+            }
+            for t in traffic
+        }
+    return out
+
+
+def median_spread(xs: list[float]) -> dict[str, float]:
+    """Median of repeated runs and the largest relative deviation from it."""
+    med = statistics.median(xs)
+    dev = max(abs(x - med) for x in xs) / med if med else math.nan
+    return {"median": med, "min": min(xs), "max": max(xs), "max_rel_dev": dev, "runs": len(xs)}

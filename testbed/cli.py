@@ -1,0 +1,300 @@
+"""The testbed's command line: ``python -m testbed COMMAND``.
+
+``list``       the scenarios (``scenarios/*.toml``) and their profiles
+``run``        run scenarios on a Debian kernel in the VM (or on the host kernel
+               when it can load modules), then build their report
+``report``     rebuild tables, plots and report.md from the per-point JSON
+``demo``       ``make demo``: the ``demo`` profile of ``fig5_11``, then its report
+``calibrate``  (not implemented yet)
+
+``run`` boots one VM for the whole set (``testbed/vm``) and runs the harness
+(:mod:`testbed.run.harness`) inside it, which writes one JSON per point to
+``OUT/<scenario>/runs/``; a point whose JSON says ``ok`` is skipped, so the
+same command resumes an interrupted run (``--fresh`` starts over).  The
+report is then built on the host (:mod:`testbed.analysis.report`).  A user's
+runs go to ``out/`` (not tracked by git); the published results in
+``results/`` are regenerated on purpose with ``--out results``.
+
+A scenario file or an option the testbed cannot use ends the command with one
+line saying what is wrong and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from testbed import TOP
+from testbed.programs import MissingProgram
+from testbed.run import scenario
+
+PY = TOP / ".venv" / "bin" / "python"
+VM = TOP / "testbed" / "vm"
+# a user's results: not tracked (.gitignore); published results go to results/
+OUT = TOP / "out"
+DEMO_SCENARIO = "fig5_11"
+# VM boot and module build, on top of the scenarios' own estimate
+BOOT_S = 60
+# what the common profiles are for (a scenario may define others)
+PROFILES = {
+    "full": "every point of the file (the default)",
+    "quick": "a short validation run (every scenario has one): make bench-quick",
+    "demo": "make demo",
+}
+USAGE_ERROR = 2
+
+
+class UsageError(Exception):
+    """Input the testbed cannot use; the message says what and where."""
+
+
+def host_can_load_modules() -> bool:
+    build = Path(f"/lib/modules/{os.uname().release}/build/Makefile")
+    return Path("/proc/modules").exists() and build.exists()
+
+
+def git_meta() -> dict[str, str]:
+    def git(*args: str) -> str:
+        p = subprocess.run(["git", "-C", str(TOP), *args], capture_output=True, text=True)
+        return p.stdout.strip()
+
+    return {
+        "commit": git("rev-parse", "HEAD"),
+        "branch": git("rev-parse", "--abbrev-ref", "HEAD"),
+        "dirty": "yes" if git("status", "--porcelain", "--untracked-files=no") else "no",
+    }
+
+
+def say(msg: str) -> None:
+    print(f"testbed: {msg}", file=sys.stderr, flush=True)
+
+
+# -- list ---------------------------------------------------------------------------
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    names = scenario.names()
+    scs = [scenario.load(n) for n in names]
+    width = max(len(n) for n in names)
+    print(f"scenarios ({scenario.SCENARIO_DIR.relative_to(TOP)}/NAME.toml):")
+    for sc in scs:
+        counts = ", ".join(f"{p} {len(sc.points(p))}" for p in ["full", *sc.profiles()])
+        print(f"  {sc.name:<{width}}  {sc.title}")
+        print(f"  {'':<{width}}  points: {counts}")
+    print("profiles (--profile NAME):")
+    have: dict[str, list[str]] = {}
+    for sc in scs:
+        for p in sc.profiles():
+            have.setdefault(p, []).append(sc.name)
+    for p in ["full", *sorted(have)]:
+        where = "every scenario" if p == "full" or len(have[p]) == len(scs) else ", ".join(have[p])
+        print(f"  {p:<8}{PROFILES.get(p, '')}{'; ' if p in PROFILES else ''}in {where}")
+    return 0
+
+
+# -- run ------------------------------------------------------------------------------
+
+
+def load_all(names: list[str], overrides: dict[str, Any]) -> list[scenario.Scenario]:
+    return [scenario.load(n, overrides) for n in names]
+
+
+def default_out(profile: str | None) -> Path:
+    return OUT / (profile or "full")
+
+
+def in_vm(args: argparse.Namespace, names: list[str], out: Path, timeout_s: float) -> int:
+    """The harness on the target kernel through testbed/vm; its exit status."""
+    from testbed.vm import accel
+
+    meta = {**git_meta(), "accel": "host" if args.host else accel()[0]}
+    harness = [str(PY), "-m", "testbed", "run", "--here", "--out", str(out)]
+    harness += ["--backend", args.backend, "--meta", json.dumps(meta)]
+    if args.profile:
+        harness += ["--profile", args.profile]
+    if args.only:
+        harness += ["--only", args.only]
+    for item in args.set:
+        harness += ["--set", item]
+    harness += names
+    vm = [str(VM), "--timeout", str(int(timeout_s))]
+    vm += ["--memory", "4G"]  # dozens of concurrent trials with packet captures
+    vm += ["--host"] if args.host else ["--kernel", args.kernel]
+    t0 = time.monotonic()
+    rc = subprocess.run([*vm, "--", *harness]).returncode
+    say(f"harness exit {rc} after {time.monotonic() - t0:.0f} s")
+    return rc
+
+
+def run_scenarios(args: argparse.Namespace, names: list[str]) -> tuple[int, Path]:
+    """The common part of ``run`` and ``demo``: check, run, report."""
+    out = (Path(args.out) if args.out else default_out(args.profile)).resolve()
+    overrides = scenario.parse_set(args.set)
+    scs = load_all(names, overrides)  # fail early on a bad file or --set
+    for sc in scs:
+        sc.points(args.profile)  # and on a profile the file lacks
+    if args.here:
+        from testbed.run import harness
+
+        if os.geteuid() != 0:
+            raise UsageError("run --here: must run as root on the target kernel (or drop --here)")
+        only = [o for o in args.only.split(",") if o] or None
+        meta = json.loads(args.meta)
+        rc = harness.run_here(names, out, args.profile, args.backend, meta, only, overrides)
+        return rc, out
+    if args.fresh:
+        for sc in scs:
+            shutil.rmtree(out / sc.name, ignore_errors=True)
+    est = sum(s.estimate_s(args.profile) for s in scs)
+    say(
+        f"{len(scs)} scenarios ({', '.join(names)}), profile {args.profile or 'full'}, "
+        f"estimated {est / 60:.0f} min + boot -> {out}"
+    )
+    rc = in_vm(args, names, out, est * 2 + BOOT_S + 300)
+    from testbed.analysis import report
+
+    say(f"report {report.build(out, names)}")
+    return rc, out
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    return run_scenarios(args, args.scenarios or scenario.names())[0]
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    args.profile, args.here, args.only = "demo", False, ""
+    args.out = args.out or str(OUT / "demo")
+    rc, out = run_scenarios(args, [DEMO_SCENARIO])
+    page = out / DEMO_SCENARIO / f"{DEMO_SCENARIO}.md"
+    if page.exists():
+        print(page.read_text())
+    say(f"demo: {page}, {out / DEMO_SCENARIO}/goodput.png, runs in {out / DEMO_SCENARIO}/runs/")
+    return rc
+
+
+# -- report and calibrate ----------------------------------------------------------------
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from testbed.analysis import report
+
+    names = args.scenarios or scenario.names()
+    load_all(names, {})
+    out = Path(args.out).resolve()
+    if not out.is_dir():
+        raise UsageError(f"report: no results directory {out}")
+    print(report.build(out, names))
+    return 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    say("calibrate: not implemented yet")
+    return USAGE_ERROR
+
+
+# -- the parser -----------------------------------------------------------------------------
+
+
+def run_options(p: argparse.ArgumentParser, demo: bool = False) -> None:
+    where = p.add_argument_group("where to run")
+    where.add_argument(
+        "--kernel",
+        default=os.environ.get("JERSEY_KERNEL", "6.12"),
+        help="the Debian kernel the VM boots: 6.1, 6.12 or a full ABI name (default %(default)s)",
+    )
+    where.add_argument(
+        "--host",
+        action="store_true",
+        default=host_can_load_modules(),
+        help="run on the host kernel instead of a VM (the default when it can load modules)",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="results directory (default: out/demo)"
+        if demo
+        else "results directory (default: out/PROFILE, e.g. out/full; published: results)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("netns", "mininet"),
+        default="netns",
+        help="how paths are built (default %(default)s; mininet: the same paths, slower)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a scenario key after the profile: runs=1, sweep.per=0,0.01, sweep.cc=reno",
+    )
+    p.add_argument("--fresh", action="store_true", help="delete earlier results of these first")
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="python -m testbed",
+        description="Experiments with jersey's modules on real kernels: scenario files in, "
+        "per-point JSON, tables, plots and report.md out.",
+    )
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("list", help="list the scenarios and profiles")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser(
+        "run",
+        help="run scenarios on a Debian kernel, then build their report",
+        description="Run every point of the scenarios (all by default) on a Debian kernel in "
+        "the VM, one JSON per point in OUT/<scenario>/runs/, then build OUT/report.md.  "
+        "Resumable: points already ok are skipped.",
+    )
+    p.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="scenario names (default: all)")
+    p.add_argument("--profile", default=None, help="quick, demo, ... (default: the full run)")
+    p.add_argument("--only", default="", help="comma-separated substrings of point ids to run")
+    run_options(p)
+    p.add_argument(
+        "--here",
+        action="store_true",
+        help="run on the kernel this command runs on, as root, without testbed/vm "
+        "(what the VM runs); no report",
+    )
+    p.add_argument("--meta", default="{}", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "report",
+        help="rebuild tables, plots and report.md from existing results",
+    )
+    p.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="scenario names (default: all)")
+    p.add_argument("--out", default=str(OUT / "full"), metavar="DIR", help="results directory")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser(
+        "demo",
+        help="make demo: goodput vs PER on the fig 5.11 path (the demo profile of fig5_11)",
+    )
+    run_options(p, demo=True)
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("calibrate", help="(not implemented yet)")
+    p.set_defaults(func=cmd_calibrate)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser()
+    args = ap.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (UsageError, scenario.ScenarioError, MissingProgram) as e:
+        print(f"{ap.prog} {args.command}: error: {e}", file=sys.stderr)
+        return USAGE_ERROR
