@@ -386,15 +386,30 @@ def shell_programs(text: str) -> set[str]:
     return found - SHELL_BUILTINS - SHELL_KEYWORDS - functions
 
 
+def _make_expand(line: str) -> str:
+    """A recipe line with make's own $(...) references and function calls
+    replaced by a placeholder ($(MAKE) and $(PY) by what they run), and
+    make's $$ back to the shell's $."""
+    line = line.replace("$$", "\0")
+    out, i = [], 0
+    while i < len(line):
+        if line.startswith("$(", i):
+            k = _match_paren(line, i + 1)
+            name = line[i + 2 : k]
+            out.append({"MAKE": "make", "PY": "python3"}.get(name, "$VAR"))
+            i = k + 1
+            continue
+        out.append(line[i])
+        i += 1
+    return "".join(out).replace("\0", "$")
+
+
 def makefile_programs(text: str) -> set[str]:
     """Programs in a Makefile's recipes (lines starting with a tab)."""
     recipe: list[str] = []
     for line in text.replace("\\\n", " ").splitlines():
         if line.startswith("\t"):
-            body = re.sub(r"^\t[@+-]*", "", line)
-            body = re.sub(r"\$\((?:MAKE|PY)\)", "make", body)
-            body = re.sub(r"\$\([A-Za-z_]+\)", "$VAR", body)
-            recipe.append(body.replace("$$", "$"))
+            recipe.append(_make_expand(re.sub(r"^\t[@+-]*", "", line)))
     return shell_programs("\n".join(recipe))
 
 

@@ -38,7 +38,7 @@ from testbed.run.records import FlowResult, PointRecord
 WIRELESS_CAUSES = {"wireless", "rto_wireless", "corruption", "hold", "held"}
 CONGESTION_CAUSES = {"congestion", "rto_congestion", "halve", "halved", "reset"}
 NOT_A_LOSS = {"ecn", "ece", "cwr"}
-NOT_A_LOSS_KINDS = {"ece", "ecn", "tlp"}
+NOT_A_LOSS_KINDS = {"ece", "ecn", "tlp", "local"}  # local: our own qdisc refused a packet
 
 
 def jain(xs: list[float]) -> float:
@@ -82,11 +82,12 @@ def jitter(rtts: list[float]) -> float:
 
 def classify(ev: dict[str, Any] | str) -> str | None:
     """What a loss tracepoint event claims: "wireless", "congestion", None (not a
-    loss: an ECN reaction or a tail-loss probe) or "unknown".
+    loss: an ECN reaction, a tail-loss probe, or local congestion: our own
+    qdisc refused a packet) or "unknown".
 
-    jersey prints ``cause=``; newrenolp and balde ``kind=`` (dupack, rto, ece,
-    tlp) and ``cause=``; diffc ``kind=`` and ``action=`` (hold: the loss was
-    taken for corruption; halve/reset: for congestion).
+    Every loss tracepoint prints ``kind=`` (dupack, rto, ece, tlp, local);
+    jersey, newrenolp and balde ``cause=``; diffc ``action=`` (hold: the loss
+    was taken for corruption; halve/reset: for congestion).
     """
     if isinstance(ev, str):
         ev = {"cause": ev}
