@@ -164,6 +164,37 @@ def test_overrides_change_matching_points_only(tmp_path: Path) -> None:
         scenario.load(_write(tmp_path, bad))
 
 
+def test_exclude_drops_matching_combinations(tmp_path: Path) -> None:
+    text = GOOD.replace('per = [0, 0.01]', 'per = [0, 0.01]\ncc = ["reno", "cubic"]')
+    text = text.replace('cc = "reno"\n', 'cc = "${cc}"\n')
+    excl = 'exclude = [{ per = 0.01, cc = "cubic" }]\n'
+    text = text.replace("duration_s = 5\n", "duration_s = 5\n" + excl)
+    pts = scenario.load(_write(tmp_path, text)).points()
+    assert [p.id for p in pts] == ["per=0,cc=reno,run=0", "per=0,cc=cubic,run=0",
+                                   "per=0.01,cc=reno,run=0"]  # fmt: skip
+    bad = text.replace('cc = "cubic" }]', 'cc = "bbr" }]')
+    with pytest.raises(scenario.ScenarioError, match="not one of its values"):
+        scenario.load(_write(tmp_path, bad))
+
+
+def test_share_and_retransmissions() -> None:
+    doc = fake_point("jersey", 0.01, 0, 2e6)
+    theirs = {**doc["flows"][0], "cc": "cubic", "label": "cubic", "group": "cubic",
+              "goodput_bps": 1e6, "intervals": [[1.0, 1e6], [2.0, 1e6]]}  # fmt: skip
+    doc["flows"].append(theirs)
+    doc["spec"]["metrics"] = {"bottleneck": "gw->rcv", "share": ["jersey", "cubic"]}
+    m = metrics.point_metrics(doc)  # type: ignore[arg-type]
+    assert m["share"] == pytest.approx(2.0)
+    # 10 retransmitted segments of 1448 bytes over 2.5 MB sent
+    assert m["groups"]["jersey"]["retrans_fraction"] == pytest.approx(14480 / 2.5e6)
+    doc["spec"]["metrics"]["window_s"] = [0, 10]
+    doc["flows"][1]["intervals"] = [[1.0, 0.5e6], [2.0, 0.5e6]]
+    assert metrics.point_metrics(doc)["share"] == pytest.approx(4.0)  # type: ignore[arg-type]
+    # no competitor in the point: no share
+    doc["flows"].pop()
+    assert "share" not in metrics.point_metrics(doc)  # type: ignore[arg-type]
+
+
 def test_fig5_11_repeatability_point_is_long() -> None:
     pts = scenario.load("fig5_11").points()
     one = [p for p in pts if p.values["per"] == 0.01]

@@ -237,6 +237,8 @@ def _group_stats(flows: list[FlowResult]) -> dict[str, Any]:
     ok = [f for f in flows if "error" not in f]
     gp = [f["goodput_bps"] for f in ok]
     tp = [f.get("throughput_bps", f["goodput_bps"]) for f in ok]
+    sent = sum(int(f.get("bytes_sent") or 0) for f in ok)
+    rexmit = sum(int(f.get("retransmits") or 0) * int(f.get("mss") or 1448) for f in ok)
     return {
         "flows": len(flows),
         "errors": len(flows) - len(ok),
@@ -245,6 +247,8 @@ def _group_stats(flows: list[FlowResult]) -> dict[str, Any]:
         "throughput_bps": sum(tp),
         "throughput_mean_bps": statistics.fmean(tp) if tp else math.nan,
         "jain": jain(gp),
+        # retransmitted bytes over bytes sent (iperf3's retransmitted segments)
+        "retrans_fraction": rexmit / sent if sent else math.nan,
     }
 
 
@@ -295,6 +299,19 @@ def point_metrics(result: PointRecord) -> dict[str, Any]:
             "jain": jain(vals),
             "per_flow_bps": wg,
         }
+    # one group's mean per-flow goodput over another's (in the window, if any)
+    share = mcfg.get("share")
+    if share and all(g in groups for g in share):
+
+        def mean(g: str) -> float:
+            if "window" in out:
+                xs = [x for f, x in zip(flows, out["window"]["per_flow_bps"], strict=True)
+                      if (f.get("group") or f["cc"]) == g and x is not None]  # fmt: skip
+                return statistics.fmean(xs) if xs else math.nan
+            return float(out["groups"][g]["goodput_mean_bps"])
+
+        a, b = mean(share[0]), mean(share[1])
+        out["share"] = a / b if b > 0 else math.nan
     # bottleneck: ceiling, congestion and wireless drop rates
     bott = mcfg.get("bottleneck")
     ground = result.get("links", [])
@@ -419,6 +436,12 @@ def point_metrics(result: PointRecord) -> dict[str, Any]:
     for name, p in mon.get("ping", {}).items():
         xs = [r for _, r in p.get("rtt", [])]
         rtts[name] = {**summary(xs, "rtt_ms"), "jitter_ms": jitter(xs)}
+        if xs:
+            # queueing delay: above the smallest RTT of the run (the path's)
+            base = min(xs)
+            q = [x - base for x in xs]
+            rtts[name]["qdelay_p50_ms"] = percentile(q, 50)
+            rtts[name]["qdelay_p95_ms"] = percentile(q, 95)
         if p.get("sent"):
             rtts[name]["ping_loss"] = 1 - p.get("received", 0) / p["sent"]
     if rtts:

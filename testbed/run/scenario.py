@@ -10,7 +10,9 @@ sweep axis, of ``[vars]``, or of ``run``/``duration_s``/``seed``; a table
 value of an axis is reached with dots (``"${mix.m}"``).  A string that is
 exactly one ``${...}`` keeps the value's type.
 
-``[profiles.NAME]`` tables are deep-merged over the file for
+``exclude = [{axis = value, ...}, ...]`` drops the combinations of the
+sweep that match every pair of an entry.  ``[profiles.NAME]`` tables are
+deep-merged over the file for
 ``--profile NAME`` (``quick``: the short validation mode; ``demo``: make
 demo).  See README.md, "Experiment harness", for the full format, and
 scenarios/*.toml for examples.
@@ -72,6 +74,7 @@ TOP_KEYS: dict[str, KeyType] = {
     "report": dict,
     "profiles": dict,
     "overrides": list,
+    "exclude": list,
 }
 REQUIRED = ("name", "title", "duration_s", "topology", "flows")
 FLOW_KEYS: dict[str, KeyType] = {
@@ -135,7 +138,12 @@ MONITOR_KEYS: dict[str, KeyType] = {
     "groundtruth": bool,
     "fading": dict,
 }
-METRICS_KEYS: dict[str, KeyType] = {"bottleneck": str, "window_s": list, "main": list}
+METRICS_KEYS: dict[str, KeyType] = {
+    "bottleneck": str,
+    "window_s": list,
+    "main": list,
+    "share": list,  # [group a, group b]: a's mean per-flow goodput over b's
+}
 REPORT_KEYS: dict[str, KeyType] = {"figures": list, "tables": list, "notes": str}
 FIGURE_KEYS: dict[str, KeyType] = {
     "kind": str,
@@ -388,6 +396,11 @@ class Scenario:
         for run in range(runs):
             for combo in itertools.product(*(sweep[a] for a in axes)):
                 values = {a: display(v) for a, v in zip(axes, combo, strict=True)}
+                if any(
+                    all(_same(values.get(k), v) for k, v in ex.items())
+                    for ex in data.get("exclude", [])
+                ):
+                    continue
                 body = base
                 for o in data.get("overrides", []):
                     if all(_same(values.get(k), v) for k, v in o["when"].items()):
@@ -502,6 +515,15 @@ def _validate(data: dict[str, Any], where: str) -> None:
         bad = set(o["set"]) - OVERRIDE_KEYS
         if bad:
             raise ScenarioError(f"{w}.set: cannot override {sorted(bad)}")
+    for i, ex in enumerate(data.get("exclude", [])):
+        w = f"{where}: exclude[{i}]"
+        if not isinstance(ex, dict) or not ex:
+            raise ScenarioError(f"{w}: expected a table of sweep axis = value")
+        for k, v in ex.items():
+            if k not in data.get("sweep", {}):
+                raise ScenarioError(f"{w}: '{k}' is not a sweep axis")
+            if not any(_same(display(x), v) for x in data["sweep"][k]):
+                raise ScenarioError(f"{w}: {k} = {v!r} is not one of its values")
     for i, f in enumerate(data["flows"]):
         _check_table(f"{where}: flows[{i}]", f, FLOW_KEYS, ("src", "dst", "cc"))
     for i, t in enumerate(data.get("traffic", [])):
