@@ -165,7 +165,7 @@ def test_overrides_change_matching_points_only(tmp_path: Path) -> None:
 
 
 def test_exclude_drops_matching_combinations(tmp_path: Path) -> None:
-    text = GOOD.replace('per = [0, 0.01]', 'per = [0, 0.01]\ncc = ["reno", "cubic"]')
+    text = GOOD.replace("per = [0, 0.01]", 'per = [0, 0.01]\ncc = ["reno", "cubic"]')
     text = text.replace('cc = "reno"\n', 'cc = "${cc}"\n')
     excl = 'exclude = [{ per = 0.01, cc = "cubic" }]\n'
     text = text.replace("duration_s = 5\n", "duration_s = 5\n" + excl)
