@@ -37,6 +37,16 @@ for m in tcp_westwood tcp_vegas tcp_veno tcp_bbr tcp_dctcp sch_netem sch_red \
 	modprobe -q "$m" 2>/dev/null || true
 done
 sysctl -qw net.ipv4.tcp_allowed_congestion_control="$(cat /proc/sys/net/ipv4/tcp_available_congestion_control)"
+# Enabling any trace event makes ftrace record task names by hooking the
+# scheduler's tracepoints, i.e. patching the scheduler's hot code while it
+# runs (text_poke_bp); under QEMU's TCG that left a stale int3 in
+# ttwu_do_activate and panicked the guest ("Oops: int3 ... Fatal exception
+# in interrupt") or hung it.  Our tests and experiments do not need task
+# names in the trace.
+for opt in record-cmd record-tgid; do
+	f=/sys/kernel/tracing/options/$opt
+	[ -w "$f" ] && echo 0 >"$f"
+done
 export JERSEY_TOP="$top"
 export PYTHONPATH="$top${PYTHONPATH:+:$PYTHONPATH}"
 exec "$@"

@@ -24,7 +24,8 @@ Setup (before ``connect``):
                             script's connection; restored afterwards
 ``peer OPTS...``            what the peer's SYN-ACK offers: ``mss N``, ``ts``,
                             ``sack``, ``ecn`` (accept ECN), ``wscale N``,
-                            ``rtt MS`` (the peer waits this long before each ACK)
+                            ``win N`` (receive window, segments), ``rtt MS``
+                            (the peer waits this long before each ACK)
 
 Steps:
 
@@ -137,6 +138,7 @@ class Segment:
     tsval: int
     ect: int  # IP ECN field
     retransmit: bool
+    acks: int  # how many ACKs the peer had sent when this segment was read
 
 
 @dataclass
@@ -152,6 +154,7 @@ class Peer:
     mss: int = 0
     sent_max: int = 0  # highest segment seen
     acked: int = 0  # highest segment the peer acknowledged
+    acks_sent: int = 0
     first_tsval: dict[int, int] = field(default_factory=dict)
     last_tsval: int = 0
     log: list[str] = field(default_factory=list)
@@ -249,7 +252,9 @@ class Peer:
             self.first_tsval.setdefault(seg, tsval)
         if tsval:
             self.last_tsval = tsval
-        s = Segment(seg, seq, length, str(tcp.flags), tsval, pkt.tos & 3, retransmit)
+        s = Segment(
+            seg, seq, length, str(tcp.flags), tsval, pkt.tos & 3, retransmit, self.acks_sent
+        )
         self.log.append(
             f"{time.monotonic() - self.t0:7.3f} > {'re' if retransmit else ''}seg {seg}"
             f" flags {s.flags} ecn {s.ect}"
@@ -354,18 +359,20 @@ class Peer:
             i += 1
         ack = self.iss + 1 + n * self.mss
         self.acked = max(self.acked, n)
+        self.drain()
         for _ in range(times):
             opts = self.tcp_options(tsecr)
             blocks = dsack + sacks
             if blocks:
                 opts = [("NOP", None), ("NOP", None), *opts, ("NOP", None), ("NOP", None)]
                 opts.append(("SAck", tuple(blocks[:8])))
-            wnd = 65535
+            wnd = self.window()
             pkt = IPpkt(src=REMOTE, dst=LOCAL) / TCP(
                 sport=PORT, dport=self.sport, seq=self.irs + 1, ack=ack, flags=flags,
                 window=wnd, options=opts,
             )  # fmt: skip
             self.write_packet(pkt)
+            self.acks_sent += 1
             self.log.append(f"{time.monotonic() - self.t0:7.3f} < ack {' '.join(words)}")
 
     def pace(self, words: list[str]) -> None:
@@ -390,6 +397,13 @@ class Peer:
         finally:
             self.opts["rtt"] = rtt
 
+    def window(self) -> int:
+        """The peer's advertised window field (scaled by its wscale)."""
+        if "win" not in self.opts:
+            return 65535
+        wnd = int(self.opts["win"]) * int(self.opts.get("mss", 1000))
+        return max(1, min(65535, wnd >> int(self.opts.get("wscale", 0))))
+
     def expect(self, words: list[str]) -> None:
         timeout = 3.0
         if "within" in words:
@@ -405,9 +419,13 @@ class Peer:
                 if s.retransmit and s.seg == want:
                     return
         if words[0] == "cwr":
-            s = self.next_segment(deadline)
-            if s is None:
-                raise ScriptError("no data segment (expected one with CWR)")
+            # the first new segment sent after the peer's latest ACK
+            while True:
+                s = self.next_segment(deadline)
+                if s is None:
+                    raise ScriptError("no new data segment (expected one with CWR)")
+                if s.acks == self.acks_sent and not s.retransmit:
+                    break
             if "C" not in s.flags:
                 raise ScriptError(f"segment {s.seg} has flags {s.flags}, no CWR")
             return
@@ -493,7 +511,7 @@ class Peer:
         elif cmd == "peer":
             i = 0
             while i < len(args):
-                if args[i] in ("mss", "wscale", "rtt"):
+                if args[i] in ("mss", "wscale", "rtt", "win"):
                     self.opts[args[i]] = seconds(args[i + 1]) * 1000 if args[i] == "rtt" else \
                         int(args[i + 1])  # fmt: skip
                     i += 2
@@ -512,7 +530,6 @@ class Peer:
         elif cmd == "expect":
             self.expect(args)
         elif cmd == "ack":
-            self.drain()
             self.send_ack(args)
         elif cmd == "pace":
             self.pace(args)
@@ -604,10 +621,10 @@ def main(argv: list[str] | None = None) -> int:
                    "error": f"runner exit {proc.returncode}: {proc.stderr[-2000:]}"}  # fmt: skip
         results.append(res)
         print(f"{res['status']:4} {script} {res.get('error', '')}", flush=True)
+        if args.out:  # after every script: a run that dies keeps what it did
+            doc = {"kernel": os.uname().release, "results": results}
+            args.out.write_text(json.dumps(doc, indent=1))
     tracing(False)
-    doc = {"kernel": os.uname().release, "results": results}
-    if args.out:
-        args.out.write_text(json.dumps(doc, indent=1))
     return 0 if all(r["status"] == "ok" for r in results) else 1
 
 
