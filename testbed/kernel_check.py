@@ -112,6 +112,11 @@ class Check:
         config = (MODDIR / "config").read_text() if (MODDIR / "config").exists() else ""
         cc = re.search(r'^CONFIG_CC_VERSION_TEXT="(.*)"$', config, re.M)
         self.doc["kernel_compiler"] = cc.group(1) if cc else ""
+        # the kernel's ECN defaults (Accurate ECN raised tcp_ecn's range)
+        ipv4 = Path("/proc/sys/net/ipv4")
+        self.doc["ecn_sysctls"] = {
+            p.name: p.read_text().strip() for p in sorted(ipv4.glob("tcp_ecn*")) if p.is_file()
+        }
         kernel_gcc = re.search(r"gcc-(\d+)", self.doc["kernel_compiler"])
         self.check(
             f"modules built with the kernel's compiler ({self.doc['compiler']})",

@@ -68,7 +68,7 @@ def run(request: pytest.FixtureRequest) -> dict[str, Any]:
         f"\n{kernel}: {doc['kernel']}, {doc['vm_boot_and_run_s']} s in the VM ({wall:.0f} s with"
         f" staging and the wait for the VM lock), modules by {doc.get('compiler')}"
     )
-    print(f"  installed: {doc.get('install')}")
+    print(f"  installed: {doc.get('install')}; ECN defaults {doc.get('ecn_sysctls')}")
     for step, seconds in doc["steps"].items():
         print(f"  {seconds:6.1f} s  {step}")
     for name, t in doc.get("transfers", {}).items():
