@@ -1,10 +1,12 @@
 # jersey: loss-differentiating TCP congestion control, marking qdiscs, testbed.
 #
-#   make deps          install toolchain, Debian kernels 6.1 + 6.12, QEMU, testbed
+#   make deps          install toolchain, the Debian kernels of testbed/kernels.txt
+#                      (6.1 + 6.12 here, Debian 13's in build/trixie), QEMU, testbed
 #   make               build the modules (host kernel if it can load modules,
 #                      otherwise every pinned Debian kernel)
-#   make KVER=6.1      build for one kernel (6.1, 6.12, host, or a full ABI name)
-#   make all-kernels   build for Debian 6.1 and 6.12
+#   make KVER=6.1      build for one kernel (a name of testbed/kernels.txt: 6.1,
+#                      6.12, trixie-6.12, 7.3; host; or a full ABI name)
+#   make all-kernels   build for every kernel of testbed/kernels.txt
 #   make tc            the patched tc (iproute2 + cw/vcrr) -> build/tc
 #   make install       modules -> /lib/modules/<abi>/extra/jersey/ + depmod, the
 #                      patched tc -> /usr/local/sbin/tc (scripts/install.sh)
@@ -19,11 +21,13 @@
 #   make report        rebuild the tables, plots and report from existing results
 #                      (OUT=DIR, default results; REPORT_ARGS="fig5_11 soho")
 #   BENCH_ARGS="fig5_11 soho --kernel 6.1" passes options on to python -m testbed run
-#   make clean
+#   make clean         objects; keeps what make deps put into build/
 SHELL := /bin/bash
 TOP := $(CURDIR)
 PY := $(TOP)/.venv/bin/python
-PINNED := 6.1 6.12
+# The pinned Debian kernels, one series a line in testbed/kernels.txt (a line
+# more adds a series to every build and to make deps).
+PINNED := $(shell $(TOP)/scripts/kernels names)
 # Which kernels "make" builds for: KVER if given; else the kernel of KDIR;
 # else the running kernel if it can load modules (scripts/kdir names the
 # headers package when its build tree is missing); else (a development
@@ -37,7 +41,9 @@ else ifneq ($(wildcard /proc/modules),)
 else
   KVERS := $(PINNED)
 endif
-# Objects go to $(BUILDDIR)/<abi>/.
+# Objects go to $(BUILDDIR)/<abi>/.  A kernel of another Debian release (env
+# in testbed/kernels.txt) is built in that release's system, build/<release>/,
+# with its compiler (scripts/debian-env run).
 BUILDDIR ?= $(TOP)/build
 # Warnings are errors in our own builds (make, make check, CI); not in what
 # users build: make install (scripts/install.sh sets WERROR=0) and DKMS,
@@ -58,15 +64,18 @@ all-kernels:
 
 .PHONY: build-one
 build-one:
-	@set -e; read -r abi kdir < <($(TOP)/scripts/kdir $(K)); out=$(BUILDDIR)/$$abi; \
+	@set -e; read -r abi kdir root < <($(TOP)/scripts/kdir $(K)); out=$(BUILDDIR)/$$abi; \
 	mkdir -p $$out; ln -sf $(TOP)/Kbuild $$out/Kbuild; \
 	for d in $(SRCDIRS); do \
 		mkdir -p $$out/$$d; find $$out/$$d -maxdepth 1 -xtype l -delete; \
 		for f in $(TOP)/$$d/*.[ch] $(TOP)/$$d/Kbuild; do \
 			[ -e "$$f" ] && ln -sf $$f $$out/$$d/; done; \
 	done; \
-	echo "  BUILD   $$abi ($$kdir)"; \
-	$(MAKE) --no-print-directory -C $$kdir M=$$out $(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
+	where=$$kdir; [ "$$root" = / ] || where="$$kdir in $${root#$(TOP)/}"; \
+	echo "  BUILD   $$abi ($$where)"; \
+	$(TOP)/scripts/debian-env run --bind $(BUILDDIR) $$root \
+		$(MAKE) --no-print-directory -C $$kdir M=$$out \
+		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
 
 deps:
 	@$(TOP)/testbed/deps.sh
@@ -109,5 +118,9 @@ REPORT_ARGS ?=
 report:
 	@$(PY) -m testbed report --out $(if $(OUT),$(OUT),results) $(REPORT_ARGS)
 
+# build/<release>/ and build/kernel-<abi>/ are what make deps installed (the
+# Debian 13 system and kernel images of scripts/debian-env): kept by clean.
+KEEP := ! -name 'kernel-*' $(foreach e,$(shell $(TOP)/scripts/kernels envs),! -name $(e) ! -name $(e).log)
 clean:
-	rm -rf build tests/unit/build
+	find build -mindepth 1 -maxdepth 1 $(KEEP) -exec rm -rf {} + 2>/dev/null || true
+	rm -rf tests/unit/build

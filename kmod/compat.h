@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Differences between the kernels the congestion-control modules in kmod/
- * are built for (Debian 6.1 and 6.12).  The only place that may test
+ * are built for (Debian 6.1 and 6.12; Debian 13's 6.12 and 7.3: see the
+ * block "Debian 13's kernels" below).  The only place that may test
  * LINUX_VERSION_CODE; modules include it after <net/tcp.h> and use the
  * compat_* names below.
  *
@@ -63,13 +64,55 @@ static inline bool compat_tcp_usec_ts(const struct tcp_sock *tp)
 #endif
 
 /*
- * The connection negotiated ECN (RFC 3168).  Same test in 6.1 and 6.12;
- * kept here because AccECN (after 6.12) turns ecn_flags into a mode field.
+ * ---- Debian 13's kernels: 6.12 (trixie) and 7.3 (trixie-backports) --------
+ *
+ * Checked against the 7.3.4 headers (include/net/tcp.h, include/linux/tcp.h,
+ * include/net/inet_connection_sock.h); Debian 13's 6.12 is the 6.12 above.
+ * What changed between 6.12 and 7.3 for a congestion control, and what our
+ * modules do about it:
+ *
+ * - ECN state (Accurate ECN, 6.18): the bit TCP_ECN_OK of tp->ecn_flags is
+ *   gone; ecn_flags holds a mode, TCP_ECN_MODE_RFC3168 or TCP_ECN_MODE_ACCECN
+ *   (both bits: AccECN negotiation pending), read with tcp_ecn_mode_any(),
+ *   tcp_ecn_mode_rfc3168(), tcp_ecn_mode_accecn().  Shim: compat_tcp_ecn_ok()
+ *   below, true in either mode, as the kernel's own dctcp_init() now tests
+ *   (tcp_ecn_mode_any()).  Under AccECN the kernel still passes new CE
+ *   feedback to .in_ack_event as CA_ACK_ECE, so our ECE logic holds.  Our
+ *   modules ask for classic ECN (TCP_CONG_NEEDS_ECN, unchanged, BIT(1)); the
+ *   new flags TCP_CONG_NEEDS_ACCECN, TCP_CONG_ECT_1_NEGOTIATION and
+ *   TCP_CONG_NO_FALLBACK_RFC3168 are not used.
+ * - struct tcp_congestion_ops gained .cwnd_event_tx_start(sk), and
+ *   tcp_ca_event() now hands CA_EVENT_TX_START only to it, no longer to
+ *   .cwnd_event.  No shim: our .cwnd_event handlers act on
+ *   CA_EVENT_COMPLETE_CWR only, which .cwnd_event still receives.
+ *   .cong_avoid/.cong_control moved to the front of the struct (we use
+ *   designated initialisers); .cong_control's signature is the 6.10 one
+ *   (COMPAT_CONG_CONTROL above).
+ * - tcp_snd_cwnd_set() now stores with WRITE_ONCE(); same call.
+ * - Unchanged in 7.3: the .ssthresh/.cong_avoid/.set_state/.cwnd_event/
+ *   .in_ack_event/.pkts_acked/.undo_cwnd/.get_info signatures, struct
+ *   ack_sample, struct rate_sample, enum tcp_ca_event, CA_ACK_ECE,
+ *   ICSK_CA_PRIV_SIZE (104 bytes), tcp_reno_cong_avoid()/
+ *   tcp_reno_undo_cwnd(), tcp_min_rtt(), tcp_packets_in_flight(),
+ *   tcp_rtx_queue_head(), tcp_skb_timestamp_us(), and the tcp_sock fields we
+ *   read (delivered, mss_cache, tcp_mstamp, srtt_us, mdev_us, rx_opt,
+ *   snd_cwnd_cnt, snd_cwnd_clamp, prior_cwnd, packets_out, tcp_usec_ts).
+ *
+ * The test is on the macro the change introduced, not on a version number.
  */
+#ifdef TCP_ECN_MODE_RFC3168
+static inline bool compat_tcp_ecn_ok(const struct tcp_sock *tp)
+{
+	return tcp_ecn_mode_any(tp);
+}
+#else
+/* 6.1 - 6.12: the connection negotiated ECN (RFC 3168) */
 static inline bool compat_tcp_ecn_ok(const struct tcp_sock *tp)
 {
 	return tp->ecn_flags & TCP_ECN_OK;
 }
+#endif
+/* ---- end of Debian 13's kernels ---- */
 
 /*
  * Shared by the loss tracepoints (not a version difference): the local

@@ -15,7 +15,8 @@
 #
 # Variables (make VAR=value, or the environment):
 #   KVER              kernels, space separated: host (the running kernel),
-#                     6.1, 6.12 (the pinned Debian kernels) or ABI names.
+#                     names of testbed/kernels.txt (the pinned Debian kernels:
+#                     6.1, 6.12, trixie-6.12, 7.3) or ABI names.
 #                     Default: the kernel of KDIR if given, else the running
 #                     kernel.
 #   KDIR              a kernel build tree; install for its kernel
@@ -110,21 +111,36 @@ sign_args() { # KDIR
 }
 
 install_modules() { # K
-	local abi kdir log
-	read -r abi kdir < <("$top/scripts/kdir" "$1")
+	local abi kdir root log dest
+	read -r abi kdir root < <("$top/scripts/kdir" "$1")
 	log=$(mktemp)
 	rm -rf "$modroot/lib/modules/$abi/$MOD_DIR" # no stale modules of older versions
+	# A kernel of another Debian release (Debian 13's, testbed/kernels.txt) is
+	# installed by its own kbuild and tools in that release's system
+	# (build/<release>, scripts/debian-env) into a staging tree below
+	# BUILDDIR, which is then copied into place.
+	dest=$modroot
+	[ "$root" = / ] || dest=$BUILDDIR/.install-$abi
+	[ "$root" = / ] || rm -rf "$dest"
 	# kbuild's own depmod is skipped (DEPMOD=true): depmod_for decides
 	# shellcheck disable=SC2046
-	if ! "$MAKE" --no-print-directory -C "$kdir" M="$BUILDDIR/$abi" modules_install \
-		INSTALL_MOD_PATH="$modroot" INSTALL_MOD_DIR="$MOD_DIR" INSTALL_MOD_STRIP=1 \
-		DEPMOD=true $(sign_args "$kdir") >"$log" 2>&1; then
+	if ! "$top/scripts/debian-env" run --bind "$BUILDDIR" "$root" \
+		"$MAKE" --no-print-directory -C "$kdir" M="$BUILDDIR/$abi" modules_install \
+		INSTALL_MOD_PATH="$dest" INSTALL_MOD_DIR="$MOD_DIR" INSTALL_MOD_STRIP=1 \
+		DEPMOD=true $(sign_args "${root%/}$kdir") >"$log" 2>&1; then
 		cat "$log" >&2
 		rm -f "$log"
 		die "modules_install for $abi failed"
 	fi
 	grep -v -e "missing 'System.map'" -e '^make.*directory' -e '^  DEPMOD ' "$log" || true
 	rm -f "$log"
+	if [ "$root" != / ]; then
+		[ -d "$dest/lib/modules/$abi/$MOD_DIR" ] || die "modules_install for $abi installed nothing"
+		mkdir -p "$(dirname "$modroot/lib/modules/$abi/$MOD_DIR")"
+		cp -R "$dest/lib/modules/$abi/$MOD_DIR" "$modroot/lib/modules/$abi/$MOD_DIR"
+		rm -rf "$dest"
+		say "INSTALL $modroot/lib/modules/$abi/$MOD_DIR (built and installed in ${root#"$top"/})"
+	fi
 	depmod_for "$abi"
 }
 

@@ -97,6 +97,11 @@ if [ "$need_612" = 1 ]; then
 	apt_install -t bookworm-backports "linux-image-$abi" "linux-headers-$abi"
 fi
 
+# Kernels of another Debian release (testbed/kernels.txt: Debian 13's, built
+# with gcc-14): a debootstrap system in build/<release>/ with their headers
+# and compiler, their images unpacked into build/kernel-<abi>/.
+"$top/scripts/debian-env" setup
+
 # Python: a venv on Debian's interpreter (also present inside the VM guest).
 if [ ! -x "$venv/bin/python" ]; then
 	log "creating $venv"
@@ -109,4 +114,4 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$sum" ]; then
 	"$venv/bin/pip" install -q --disable-pip-version-check -r "$here/requirements.txt"
 	echo "$sum" >"$stamp"
 fi
-log "ok: $(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|/usr/src/linux-headers-||' | tr '\n' ' ')"
+log "ok: $(ls -d /usr/src/linux-headers-*-amd64 "$top"/build/*/usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/usr/src/linux-headers-||' | tr '\n' ' ')"

@@ -20,6 +20,20 @@ fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 abi=$(uname -r)
 dir=$top/build/$abi
+# A kernel of another Debian release (testbed/kernels.txt) has its modules in
+# build/kernel-<abi>/, to which virtme-ng links /lib/modules/<abi>: a
+# throwaway overlay on top keeps what the guest writes there (depmod, make
+# install) out of the shared checkout.
+if [ -L "/lib/modules/$abi" ]; then
+	lower=$(readlink -f "/lib/modules/$abi")
+	case "$lower" in
+	"$top"/build/kernel-*)
+		rm "/lib/modules/$abi"
+		mkdir -p /run/jersey-modules/upper /run/jersey-modules/work "/lib/modules/$abi"
+		mount -t overlay jersey-modules -o "lowerdir=$lower,upperdir=/run/jersey-modules/upper,workdir=/run/jersey-modules/work" "/lib/modules/$abi"
+		;;
+	esac
+fi
 if [ "$bare" = 0 ] && [ ! -d "$dir" ]; then
 	echo "guest-init: no modules built for $abi ($dir); run 'make KVER=$abi'" >&2
 	exit 125

@@ -1,6 +1,6 @@
 """Run a command as root on a Debian kernel with our modules loaded.
 
-``testbed/vm [--kernel 6.1|6.12] [--host] [--bare] [--timeout S] -- CMD...``
+``testbed/vm [--kernel 6.1|6.12|7.3] [--host] [--bare] [--timeout S] -- CMD...``
 
 Without ``--host``, boots the chosen Debian kernel in QEMU through virtme-ng
 with the host's root filesystem shared read-only over 9p (writable overlays
@@ -36,6 +36,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from testbed import kernels
+
 TOP = Path(__file__).resolve().parent.parent
 GUEST_INIT = TOP / "testbed" / "guest-init.sh"
 KERNELS = ("6.1", "6.12")
@@ -70,7 +72,7 @@ def log(msg: str) -> None:
 
 
 def resolve_abi(kernel: str) -> str:
-    """The ABI (``uname -r``) of the installed Debian kernel for 6.1/6.12."""
+    """The ABI (``uname -r``) of the installed Debian kernel of a series (6.1, 7.3, ...)."""
     out = subprocess.run([str(TOP / "testbed" / "kver"), kernel], capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"vm: {out.stderr.strip()}")
@@ -187,9 +189,13 @@ def vng_argv(
     vng = shutil.which("vng", path=f"{TOP / '.venv' / 'bin'}:{os.environ.get('PATH', '')}")
     if vng is None:
         raise SystemExit("vm: virtme-ng (vng) not found; run 'make deps'")
-    kernel = Path(f"/boot/vmlinuz-{abi}")
-    if not kernel.exists():
-        raise SystemExit(f"vm: {kernel} missing; run 'make deps' (installs linux-image-{abi})")
+    # /boot for the host's kernels, build/kernel-<abi>/ for those of another
+    # Debian release that make deps unpacked there (testbed/kernels.txt)
+    kernel = kernels.image(abi)
+    if kernel is None:
+        raise SystemExit(
+            f"vm: /boot/vmlinuz-{abi} missing; run 'make deps' (installs linux-image-{abi})"
+        )
     argv = [vng, "--run", str(kernel), "--cpus", str(cpus), "--memory", memory]
     argv += ["--rwdir", str(TOP), "--append", BOOT_ARGS]
     if klog is not None:
@@ -235,7 +241,11 @@ def main(argv: list[str] | None = None) -> int:
         prog="testbed/vm",
         description="Run CMD as root on a Debian kernel (in QEMU) with jersey's modules loaded.",
     )
-    ap.add_argument("--kernel", default=DEFAULT_KERNEL, help="6.1, 6.12 or a full ABI name")
+    ap.add_argument(
+        "--kernel",
+        default=DEFAULT_KERNEL,
+        help="a name of testbed/kernels.txt (6.1, 6.12, 7.3, ...) or a full ABI name",
+    )
     ap.add_argument("--host", action="store_true", help="run on the host kernel, no VM")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds before teardown")
     ap.add_argument("--cpus", type=int, default=2)

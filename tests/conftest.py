@@ -11,15 +11,25 @@ from typing import Any
 
 import pytest
 
+from testbed import kernels
+
 TOP = Path(__file__).resolve().parent.parent
 VM = TOP / "testbed" / "vm"
-KERNELS = ("6.1", "6.12")
+# The pinned Debian kernels come from testbed/kernels.txt.  KERNELS (tests
+# column "all": 6.1, 6.12) get every VM test; NEW_KERNELS ("modules": 7.3) one
+# boot of the module tests (tests/test_kernels_vm.py).  A test of our modules
+# that belongs on every kernel we ship for (the scripted-peer tests, say)
+# parametrizes over MODULE_KERNELS, so that a line added to kernels.txt
+# extends it.  JERSEY_KERNELS="7.3" runs the KERNELS tests on other series.
+KERNELS = tuple(os.environ.get("JERSEY_KERNELS", "").split()) or kernels.names("all")
+NEW_KERNELS = tuple(k for k in kernels.names("modules") if k not in KERNELS)
+MODULE_KERNELS = KERNELS + NEW_KERNELS
 # Tests whose kernel-specific part other tests already cover on both kernels
 # (the install walkthrough's two in-guest builds, the harness's Python on
 # Mininet) run on the newer kernel only, to keep ``make check`` within CI's
 # 30 minutes under TCG; JERSEY_FULL_MATRIX=1 runs them on both.
 FULL_MATRIX = os.environ.get("JERSEY_FULL_MATRIX") == "1"
-SLOW_KERNELS = KERNELS if FULL_MATRIX else ("6.12",)
+SLOW_KERNELS = KERNELS if FULL_MATRIX else KERNELS[-1:]
 # Module load/unload cycles under traffic: the acceptance's 100 in the full
 # matrix, 30 in make check.  The README's DKMS blocks (dkms build + install in
 # the guest, 4 minutes under TCG) run in the full matrix; make check builds

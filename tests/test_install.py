@@ -16,13 +16,24 @@ from pathlib import Path
 
 import pytest
 
-from testbed import vm
+from testbed import kernels, vm
 from tests.conftest import KERNELS, TOP
 from tests.install_guide import README, blocks, kbuild_modules, section
 from tests.install_walkthrough import Walkthrough
 
 TC_MARK = b"Usage: ... vcrr"
 ABIS = {k: vm.resolve_abi(k) for k in KERNELS}
+# every pinned kernel, those built in Debian 13's system (build/trixie) too
+ALL_ABIS = {k: vm.resolve_abi(k) for k in kernels.names()}
+
+
+def kdir(abi: str) -> tuple[str, str]:
+    """(root, build tree in that root) of a kernel, as scripts/kdir says: root
+    is / or Debian 13's system build/trixie, where the build must run."""
+    out = subprocess.run(
+        [str(TOP / "scripts" / "kdir"), abi], capture_output=True, text=True, check=True
+    ).stdout.split()
+    return out[2], out[1]
 
 
 def make(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -36,7 +47,8 @@ def make(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
 
 def compressed_suffix(abi: str) -> str:
     """The suffix modules_install gives modules of this kernel (its .config decides)."""
-    config = (Path("/lib/modules") / abi / "build" / ".config").read_text()
+    root, tree = kdir(abi)
+    config = (Path(root) / tree.lstrip("/") / ".config").read_text()
     for opt, suffix in (("XZ", ".xz"), ("GZIP", ".gz"), ("ZSTD", ".zst")):
         if f"CONFIG_MODULE_COMPRESS_{opt}=y" in config:
             return suffix
@@ -94,12 +106,14 @@ def test_readme_keeps_the_other_sections() -> None:
 # -- make install / uninstall into staging trees ----------------------------------
 
 
-def test_make_install_destdir_both_kernels(tmp_path: Path) -> None:
+def test_make_install_destdir_every_kernel(tmp_path: Path) -> None:
+    """Debian 13's kernels are built and installed with their own kbuild and
+    compiler in build/trixie, then staged like the others."""
     dest = tmp_path / "stage"
-    r = make("install", "KVER=6.1 6.12", f"DESTDIR={dest}")
+    r = make("install", f"KVER={' '.join(ALL_ABIS)}", f"DESTDIR={dest}")
     assert r.returncode == 0, r.stderr[-3000:]
     mods = [name for _d, name in kbuild_modules()]
-    for abi in ABIS.values():
+    for abi in ALL_ABIS.values():
         files = installed(dest, abi)
         assert sorted(files) == sorted(mods)
         for d, name in kbuild_modules():
@@ -128,7 +142,7 @@ def test_make_install_destdir_both_kernels(tmp_path: Path) -> None:
 
     r = make("uninstall", f"DESTDIR={dest}")
     assert r.returncode == 0, r.stderr
-    for abi in ABIS.values():
+    for abi in ALL_ABIS.values():
         assert not (dest / "lib/modules" / abi / "extra").exists()
     assert not tc.exists()
 
@@ -224,7 +238,9 @@ def test_make_defaults_to_the_running_kernel_when_it_can_load_modules() -> None:
         r = make(*args, "--eval", "jersey-kvers: ; @echo $(KVERS)", "jersey-kvers")
         return r.stdout.strip()
 
-    assert kvers() == ("host" if Path("/proc/modules").exists() else "6.1 6.12")
+    pinned = " ".join(kernels.names())  # testbed/kernels.txt
+    assert pinned.startswith("6.1 6.12 ") and "7.3" in pinned.split()
+    assert kvers() == ("host" if Path("/proc/modules").exists() else pinned)
     assert kvers("KDIR=/somewhere") == "kdir"
     assert kvers("KVER=6.12") == "6.12"
 
@@ -308,18 +324,25 @@ def test_warnings_are_errors_in_our_builds_only(tmp_path: Path, werror: str, wan
     assert "WERROR=0" in (TOP / "scripts" / "install.sh").read_text()
 
 
-def test_dkms_build_exclusive_kernel() -> None:
+def test_dkms_build_exclusive_kernel_is_what_ci_builds() -> None:
+    """DKMS builds for the series from the oldest to the newest of
+    testbed/kernels.txt (what make all-kernels and the VM tests cover), no other."""
     regex = dkms_conf(TOP)["BUILD_EXCLUSIVE_KERNEL"]
-    for kernel, ok in [
-        (ABIS["6.1"], True),
-        (ABIS["6.12"], True),
+    series = sorted({tuple(map(int, abi.split(".")[:2])) for abi in ALL_ABIS.values()})
+    (lo_major, lo_minor), (hi_major, hi_minor) = series[0], series[-1]
+    assert (lo_major, lo_minor) == (6, 1), series  # compat.h's #error below 6.1
+    cases = [(abi, True) for abi in ALL_ABIS.values()] + [
         ("6.1.0-1-amd64", True),
         ("6.10.3", True),
         ("7.0.1-arch1", True),
-        ("6.0.12-amd64", False),
+        (f"{hi_major}.{hi_minor}.99-1-amd64", True),
+        (f"{hi_major}.{hi_minor + 1}.0-1-amd64", False),  # the next series: not built by CI
+        (f"{hi_major + 1}.0.1", False),
+        (f"{lo_major}.{lo_minor - 1}.12-amd64", False),
         ("5.10.0-30-amd64", False),
         ("4.19.0-27-amd64", False),
-    ]:
+    ]
+    for kernel, ok in cases:
         assert bool(re.search(regex, kernel)) is ok, kernel  # dkms uses bash =~
 
 
@@ -337,14 +360,15 @@ def test_dkms_src_copies_only_the_sources_and_they_build(tmp_path: Path) -> None
     # a warning a newer compiler adds must not break a user's kernel upgrade
     for f in ("Kbuild", "kmod/Kbuild", "qdisc/Kbuild", "dkms.conf"):
         assert "-Werror" not in (src / f).read_text(), f
-    # what dkms runs (its default make command) builds every module, on both kernels
-    for abi in ABIS.values():
+    # what dkms runs (its default make command) builds every module, on every
+    # kernel (Debian 13's in their system, with their compiler, as dkms would there)
+    for abi in ALL_ABIS.values():
+        root, tree = kdir(abi)
         build = tmp_path / f"build-{abi}"
         shutil.copytree(src, build)
+        env = [str(TOP / "scripts" / "debian-env"), "run", "--bind", str(tmp_path), root]
         p = subprocess.run(
-            ["make", "-C", f"/lib/modules/{abi}/build", f"M={build}", "modules"],
-            capture_output=True,
-            text=True,
+            [*env, "make", "-C", tree, f"M={build}", "modules"], capture_output=True, text=True
         )
         assert p.returncode == 0, p.stderr[-3000:]
         for d, name in kbuild_modules(build):
