@@ -2,7 +2,7 @@
 
 For every kernel of testbed/kernels.txt whose tests column is ``modules``
 (conftest.NEW_KERNELS), one ``testbed/vm --bare`` boot runs
-testbed/kernel_check.py: the modules installed the way a Debian 13 user gets
+tests/guest/kernel_check.py: the modules installed the way a Debian 13 user gets
 them (built and installed with the kernel's own compiler, gcc-14, in the
 Debian 13 system make deps made, staged with ``make install DESTDIR=`` here,
 copied into place and ``depmod`` in the guest; with JERSEY_FULL_MATRIX=1
@@ -50,7 +50,7 @@ def run(request: pytest.FixtureRequest) -> dict[str, Any]:
         args += ["--staged", str(stage)]
     proc = subprocess.run(
         [str(VM), "--bare", "--kernel", kernel, "--timeout", "900", "--",
-         PY, "-m", "testbed.kernel_check", *args],
+         PY, "-m", "tests.guest.kernel_check", *args],
         capture_output=True, text=True, cwd=TOP,
     )  # fmt: skip
     wall = time.monotonic() - t0

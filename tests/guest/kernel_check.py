@@ -1,6 +1,6 @@
 """Our modules on a newly added Debian kernel, the way a user gets them (one VM boot).
 
-``python -m testbed.kernel_check --out FILE [--staged DIR] [--duration 10] [--cycles 5]``
+``python -m tests.guest.kernel_check --out FILE [--staged DIR] [--duration 10] [--cycles 5]``
 
 Runs *inside* a throwaway guest booted with ``testbed/vm --bare`` (none of our
 modules loaded), as root, from the top of the checkout; tests/test_kernels_vm.py
@@ -23,7 +23,7 @@ boots it on every kernel of testbed/kernels.txt whose tests column is
    diffc and reno through the thesis's CW gateway on the fig 5.11 path (2 Mb/s,
    1 % loss), jersey through a VCRR gateway on the same path, newrenolp and
    balde on their papers' paths at 1 %; their loss tracepoints;
-4. *cycles*: ``testbed.modcycle`` for each module (rmmod refused while in use,
+4. *cycles*: ``tests.guest.modcycle`` for each module (rmmod refused while in use,
    load/unload cycles under traffic, clean kernel log);
 5. *uninstall*: ``make uninstall`` unloads and removes them, depmod forgets them.
 
@@ -44,10 +44,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from testbed import scenarios
-from testbed.flows import Flow
-from testbed.netpath import Loss, Queue
-from testbed.trial import Trial, environment, run_trials
+from testbed.net import topologies
+from testbed.net.path import Link, Loss, Queue
+from testbed.run.trial import ECN_SYSCTLS, Trial, environment, run_trials
+from testbed.traffic.flows import Flow
 
 TOP = Path(__file__).resolve().parent.parent
 ABI = os.uname().release
@@ -187,19 +187,22 @@ class Check:
         loss = Loss.random(0.01)
         cw = Queue("cw", ("limit", "50", "thresh", "16"))
         vcrr = Queue("vcrr", ("rate", "2mbit", "limit", "50"))
-        ecn = scenarios.ECN_SENDER_SYSCTLS
+        ecn = {"src": ECN_SYSCTLS}
 
-        def trial(name: str, links: list, cc: str) -> Trial:
+        def fig511(q: Queue) -> list[Link]:
+            return topologies.links("fig511", loss=loss, gateway=q)
+
+        def trial(name: str, links: list[Link], cc: str) -> Trial:
             return Trial(name, links, [Flow("src", "rcv", cc, duration)], sysctls=ecn,
                          trace_events=EVENTS if cc != "reno" else [])  # fmt: skip
 
         res = run_trials([
-            trial("jersey", scenarios.fig511(loss, cw), "jersey"),
-            trial("diffc", scenarios.fig511(loss, cw), "diffc"),
-            trial("reno", scenarios.fig511(loss, cw), "reno"),
-            trial("jersey_vcrr", scenarios.fig511(loss, vcrr), "jersey"),
-            trial("newrenolp", scenarios.newrenolp_path(loss), "newrenolp"),
-            trial("balde", scenarios.balde_path(loss), "balde"),
+            trial("jersey", fig511(cw), "jersey"),
+            trial("diffc", fig511(cw), "diffc"),
+            trial("reno", fig511(cw), "reno"),
+            trial("jersey_vcrr", fig511(vcrr), "jersey"),
+            trial("newrenolp", topologies.links("newrenolp", loss=loss), "newrenolp"),
+            trial("balde", topologies.links("balde", loss=loss), "balde"),
         ])  # fmt: skip
         out: dict[str, Any] = {}
         for r in res:
@@ -237,7 +240,7 @@ class Check:
             what = mod.split("_", 1)[1]
             if kind == "--qdisc" and what == "vcrr":
                 what = "vcrr rate 10mbit"
-            argv = [sys.executable, "-m", "testbed.modcycle", "--out", str(f), "--module", mod,
+            argv = [sys.executable, "-m", "tests.guest.modcycle", "--out", str(f), "--module", mod,
                     kind, what, "--cycles", str(count)]  # fmt: skip
             if mod == "tcp_diffc":
                 argv += ["--param", "needs_ecn=0"]
