@@ -49,7 +49,7 @@ from testbed.net.path import Link, Loss, Queue
 from testbed.run.trial import ECN_SYSCTLS, Trial, environment, run_trials
 from testbed.traffic.flows import Flow
 
-TOP = Path(__file__).resolve().parent.parent
+TOP = Path(__file__).resolve().parents[2]
 ABI = os.uname().release
 MODDIR = Path("/lib/modules") / ABI
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
