@@ -17,10 +17,11 @@
  *     waived while the path marks (a CE echo within the last LC_CE_RTTS
  *     round trips): a marking AQM keeps its own queue and tells congestion
  *     by CE before it drops;
- *   - or the window is not delivered: cwnd exceeds what the path delivered
- *     per minimum RTT (the rate estimate times rtt_min) by more than a
- *     quarter: losses that make room for no extra delivery (a shallow
- *     buffer overflowing, a policer) are congestion whatever the delay;
+ *   - or the window is neither delivered nor queued: cwnd exceeds what the
+ *     path delivered per minimum RTT (the kernel's delivery rate times
+ *     rtt_min) times srtt / rtt_min by more than a half: losses that
+ *     make room for no extra delivery and no extra delay (a shallow buffer
+ *     overflowing, a policer) are congestion, marks or not;
  * and a wireless loss otherwise.  Misclassifying a wireless loss as
  * congestion is cheap for jersey (its response, cwnd = ARE * rtt_min, only
  * drains the queue) and bounded for diffc (Reno's halving).
@@ -49,7 +50,7 @@
 
 #define LC_QUEUE_SHIFT		3	/* standing queue: > rtt_min / 8 */
 #define LC_QUEUE_MIN_US		1000U	/*   and > 1 ms */
-#define LC_EXCESS_SHIFT		2	/* window excess: > bdp * 5 / 4 */
+#define LC_EXCESS_SHIFT		1	/* window excess: > held * 3 / 2 */
 #define LC_EXCESS_MIN		2U	/*   and > bdp + 2 segments */
 #define LC_CE_RTTS		32U	/* the path marks: CE within 32 RTTs */
 #define LC_AI_SHIFT		8	/* alpha in Q8 */
@@ -79,11 +80,27 @@ static inline bool lc_standing_queue(u32 srtt_us, u32 min_rtt_us)
 	       srtt_us - min_rtt_us > q;
 }
 
-static inline bool lc_window_excess(u32 cwnd, u32 bdp)
+/*
+ * The window exceeds what the path holds: more than the segments delivered
+ * per minimum RTT (@bdp) times srtt / min_rtt (what a standing queue
+ * explains), plus a half.  Losses that made room for no extra delivery
+ * and no extra delay: a shallow buffer overflowing, a policer.  Half, not
+ * less: srtt lags a queue that is building.
+ */
+static inline bool lc_window_excess(u32 cwnd, u32 bdp, u32 srtt_us,
+				    u32 min_rtt_us)
 {
-	u32 slack = cc_max_u32(bdp >> LC_EXCESS_SHIFT, LC_EXCESS_MIN);
+	u64 held;
+	u32 slack;
 
-	return bdp && cwnd > bdp && cwnd - bdp > slack;
+	if (!bdp || !min_rtt_us)
+		return false;
+	held = bdp;
+	if (srtt_us > min_rtt_us)
+		held = cc_div64((u64)bdp * srtt_us, min_rtt_us);
+	slack = cc_max_u32((u32)cc_min_u64(held, 1U << 30) >> LC_EXCESS_SHIFT,
+			   LC_EXCESS_MIN);
+	return cwnd > held && cwnd - held > slack;
 }
 
 /* is this loss (without ECE: a 3rd DUPACK, a TLP repair, a timeout) congestion? */
@@ -93,7 +110,7 @@ static inline bool lc_congestion(const struct lc_input *in, u8 mode)
 		return true;
 	if (mode == LC_PAPER)
 		return false;
-	if (lc_window_excess(in->cwnd, in->bdp))
+	if (lc_window_excess(in->cwnd, in->bdp, in->srtt_us, in->min_rtt_us))
 		return true;
 	return !in->marks && lc_standing_queue(in->srtt_us, in->min_rtt_us);
 }

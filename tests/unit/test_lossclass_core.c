@@ -35,13 +35,19 @@ static void test_standing_queue(void)
 
 static void test_window_excess(void)
 {
-	CHECK(!lc_window_excess(100, 0));	/* unknown */
-	CHECK(!lc_window_excess(100, 100));
-	CHECK(!lc_window_excess(125, 100));
-	CHECK(lc_window_excess(126, 100));
-	CHECK(!lc_window_excess(6, 4));	/* at least 2 segments over */
-	CHECK(lc_window_excess(7, 4));
-	CHECK(!lc_window_excess(80, 100));
+	/* no queue (srtt = min_rtt): over 3/2 of the delivered BDP */
+	CHECK(!lc_window_excess(100, 0, 40000, 40000));	/* unknown */
+	CHECK(!lc_window_excess(100, 100, 40000, 0));
+	CHECK(!lc_window_excess(100, 100, 40000, 40000));
+	CHECK(!lc_window_excess(150, 100, 40000, 40000));
+	CHECK(lc_window_excess(151, 100, 40000, 40000));
+	CHECK(!lc_window_excess(6, 4, 40000, 40000));	/* at least 2 over */
+	CHECK(lc_window_excess(7, 4, 40000, 40000));
+	CHECK(!lc_window_excess(80, 100, 40000, 40000));
+	/* a standing queue explains the window: RTT 1.5x, cwnd 1.5x BDP */
+	CHECK(!lc_window_excess(150, 100, 60000, 40000));
+	CHECK(!lc_window_excess(225, 100, 60000, 40000));
+	CHECK(lc_window_excess(226, 100, 60000, 40000));
 }
 
 static void test_classification(void)
@@ -62,7 +68,7 @@ static void test_classification(void)
 	CHECK(lc_congestion(&i, LC_SAFE));
 	CHECK(!lc_congestion(&i, LC_PAPER));
 	/* the same queue while the path marks: the AQM owns it, wireless */
-	i = in(60000, 40000, 120, 100, false, true);
+	i = in(60000, 40000, 150, 100, false, true);
 	CHECK(!lc_congestion(&i, LC_SAFE));
 	/* a policer or a shallow buffer: no queue but half the window lost */
 	i = in(40500, 40000, 200, 100, false, false);
