@@ -34,6 +34,7 @@
 #ifndef _JERSEY_CC_GLUE_H
 #define _JERSEY_CC_GLUE_H
 
+#include <linux/inet_diag.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <net/inet_ecn.h>
@@ -45,7 +46,18 @@
 
 #define CC_SSTHRESH_MIN	2U
 
-/* per-socket glue state, a member of each module's private struct */
+/* in each module's init: its private struct fits and starts with the glue */
+#define CC_GLUE_FIRST(type)						\
+	do {								\
+		BUILD_BUG_ON(sizeof(type) > ICSK_CA_PRIV_SIZE);		\
+		BUILD_BUG_ON(offsetof(type, g) != 0);			\
+	} while (0)
+
+/*
+ * Per-socket glue state: the first member of each module's private struct
+ * (CC_GLUE_FIRST), so that .cwnd_event, .undo_cwnd and .set_state can be
+ * the glue's own functions.
+ */
 struct cc_glue {
 	u32	ss_prev;	/* snd_ssthresh before .ssthresh ran */
 	u32	ss_after;	/* ssthresh to install when the reduction completes */
@@ -242,9 +254,10 @@ static inline bool cc_glue_ece_echo(const struct sock *sk,
 }
 
 /* .cwnd_event */
-static inline void cc_glue_cwnd_event(struct sock *sk, struct cc_glue *g,
-				      enum tcp_ca_event ev)
+static inline void cc_glue_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
+	struct cc_glue *g = inet_csk_ca(sk);
+
 	if (ev == CA_EVENT_LOSS) {
 		g->rto = 1;
 	} else if (ev == CA_EVENT_COMPLETE_CWR && g->ss_fix) {
@@ -254,10 +267,48 @@ static inline void cc_glue_cwnd_event(struct sock *sk, struct cc_glue *g,
 }
 
 /* .undo_cwnd: the kernel restores prior_ssthresh, we restore cwnd */
-static inline u32 cc_glue_undo(struct sock *sk, struct cc_glue *g)
+static inline u32 cc_glue_undo(struct sock *sk)
 {
+	struct cc_glue *g = inet_csk_ca(sk);
+
 	g->ss_fix = 0;
 	return tcp_reno_undo_cwnd(sk);
+}
+
+/*
+ * .set_state of a module that answers a timeout with @rto and any other
+ * event cc_glue_event() reports with @reduce (inlined: direct calls).
+ */
+static __always_inline void cc_glue_set_state(struct sock *sk, u8 new_state,
+					      void (*rto)(struct sock *),
+					      void (*reduce)(struct sock *, u8))
+{
+	struct cc_glue *g = inet_csk_ca(sk);
+	int ev = cc_glue_event(sk, g, new_state);
+
+	if (ev == CC_EV_RTO)
+		rto(sk);
+	else if (ev >= 0)
+		reduce(sk, ev);
+	cc_glue_state_done(g);
+}
+
+/*
+ * .get_info as bbr's (ss -tin: "bbr:(bw:...,mrtt:...)"): a rate in bytes/s
+ * and a minimum RTT in us; also answers a request for vegas' info.
+ */
+static inline size_t cc_bbr_info(u32 ext, int *attr, union tcp_cc_info *info,
+				 u64 bw, u32 min_rtt_us)
+{
+	if (!(ext & (1 << (INET_DIAG_BBRINFO - 1))) &&
+	    !(ext & (1 << (INET_DIAG_VEGASINFO - 1))))
+		return 0;
+	memset(&info->bbr, 0, sizeof(info->bbr));
+	info->bbr.bbr_bw_lo = (u32)bw;
+	info->bbr.bbr_bw_hi = (u32)(bw >> 32);
+	info->bbr.bbr_min_rtt = min_rtt_us;
+	*attr = INET_DIAG_BBRINFO;
+	return sizeof(info->bbr);
 }
 
 /*
@@ -277,6 +328,16 @@ static inline void cc_marks_ack(struct sock *sk, struct cc_marks *m,
 }
 
 /*
+ * The window the flow used: @cwnd, or less when the receive window or the
+ * application kept the flow below it (its cwnd may run ahead of anything
+ * it sent, and a queue estimate from it would count segments never sent).
+ */
+static inline u32 cc_window_used(const struct tcp_sock *tp, u32 cwnd)
+{
+	return tp->max_packets_out ? min(cwnd, tp->max_packets_out) : cwnd;
+}
+
+/*
  * The classifier's view of the path: smoothed and minimum RTT, and the
  * segments delivered per minimum RTT by the kernel's latest delivery rate
  * sample (tcp_rate.c: delivered over the interval of the ACKed packet).
@@ -290,7 +351,7 @@ static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
 
 	in->srtt_us = tp->srtt_us >> 3;
 	in->min_rtt_us = min_rtt == ~0U ? 0 : min_rtt;
-	in->cwnd = cwnd;
+	in->cwnd = cc_window_used(tp, cwnd);
 	in->bdp = 0;
 	if (tp->rate_interval_us && in->min_rtt_us)
 		in->bdp = (u32)div_u64((u64)tp->rate_delivered * in->min_rtt_us,

@@ -47,9 +47,9 @@
 #include "trace_balde.h"
 
 struct balde {
+	struct cc_glue g;		/* events and reductions (cc_glue.h), first */
 	struct balde_est est;		/* SARBE */
 	struct nrlp_pred pred;		/* Vegas LDEA */
-	struct cc_glue g;		/* events and reductions (cc_glue.h) */
 	u32	delivered;		/* tp->delivered at the previous ACK */
 };
 
@@ -110,7 +110,8 @@ static void balde_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	if (balde_est_ack(&ca->est, &ack, &out))
 		trace_balde_sample(sk, &out, ca->est.ebw);
 	if (sample->rtt_us > 0)
-		nrlp_sample(&ca->pred, sample->rtt_us, tcp_snd_cwnd(tp),
+		nrlp_sample(&ca->pred, sample->rtt_us,
+			    cc_window_used(tp, tcp_snd_cwnd(tp)),
 			    BALDE_ALPHA, BALDE_BETA);
 }
 
@@ -171,36 +172,13 @@ out:
 	cc_glue_state_done(&ca->g);
 }
 
-static void balde_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
-{
-	struct balde *ca = inet_csk_ca(sk);
-
-	cc_glue_cwnd_event(sk, &ca->g, ev);
-}
-
-static u32 balde_undo_cwnd(struct sock *sk)
-{
-	struct balde *ca = inet_csk_ca(sk);
-
-	return cc_glue_undo(sk, &ca->g);
-}
-
 /* ss -tin: "bbr:(bw:<eBw>,mrtt:<rtt_min>)" */
 static size_t balde_get_info(struct sock *sk, u32 ext, int *attr,
 			     union tcp_cc_info *info)
 {
 	const struct balde *ca = inet_csk_ca(sk);
 
-	if (ext & (1 << (INET_DIAG_BBRINFO - 1)) ||
-	    ext & (1 << (INET_DIAG_VEGASINFO - 1))) {
-		memset(&info->bbr, 0, sizeof(info->bbr));
-		info->bbr.bbr_bw_lo = (u32)ca->est.ebw;
-		info->bbr.bbr_bw_hi = (u32)(ca->est.ebw >> 32);
-		info->bbr.bbr_min_rtt = ca->pred.rtt_min;
-		*attr = INET_DIAG_BBRINFO;
-		return sizeof(info->bbr);
-	}
-	return 0;
+	return cc_bbr_info(ext, attr, info, ca->est.ebw, ca->pred.rtt_min);
 }
 
 static struct tcp_congestion_ops tcp_balde __read_mostly = {
@@ -208,10 +186,10 @@ static struct tcp_congestion_ops tcp_balde __read_mostly = {
 	.ssthresh	= balde_ssthresh,
 	.cong_avoid	= balde_cong_avoid,
 	.set_state	= balde_set_state,
-	.cwnd_event	= balde_cwnd_event,
+	.cwnd_event	= cc_glue_cwnd_event,
 	.in_ack_event	= balde_in_ack_event,
 	.pkts_acked	= balde_pkts_acked,
-	.undo_cwnd	= balde_undo_cwnd,
+	.undo_cwnd	= cc_glue_undo,
 	.get_info	= balde_get_info,
 	.owner		= THIS_MODULE,
 	.name		= "balde",
@@ -219,7 +197,7 @@ static struct tcp_congestion_ops tcp_balde __read_mostly = {
 
 static int __init balde_register(void)
 {
-	BUILD_BUG_ON(sizeof(struct balde) > ICSK_CA_PRIV_SIZE);
+	CC_GLUE_FIRST(struct balde);
 	return tcp_register_congestion_control(&tcp_balde);
 }
 

@@ -67,8 +67,8 @@
 #include "trace_diffc.h"
 
 struct diffc {
+	struct cc_glue g;		/* events and reductions (cc_glue.h), first */
 	struct diffc_counts n;		/* shown by ss -tin (get_info) */
-	struct cc_glue g;		/* events and reductions (cc_glue.h) */
 	struct cc_marks m;		/* the path's CE echoes */
 	u8	classify:1;		/* enum lc_mode */
 };
@@ -130,6 +130,7 @@ static void diffc_reduce(struct sock *sk, u8 ev)
 	struct diffc *ca = inet_csk_ca(sk);
 	u32 cwnd = tcp_snd_cwnd(tp);
 	struct diffc_decision d;
+	u32 old;
 
 	if (ev == CC_EV_ECE && cc_glue_ece_echo(sk, &ca->g)) {
 		/* an echo of a mark answered in the recovery before: hold */
@@ -137,15 +138,21 @@ static void diffc_reduce(struct sock *sk, u8 ev)
 				  cc_glue_old_ssthresh(sk, &ca->g));
 		return;
 	}
-	if (cc_glue_reducing(&ca->g)) {
-		/* no .ssthresh call: a reduction of this window is under way */
-		d.action = ca->g.answered ? DIFFC_HALVE : DIFFC_HOLD;
+	/* the ssthresh before this episode (a held one keeps it) */
+	old = cc_glue_reducing(&ca->g) && ca->g.ss_fix ? ca->g.ss_after :
+							 ca->g.ss_prev;
+	if (cc_glue_reducing(&ca->g) && ca->g.answered) {
+		/* no .ssthresh call (Recovery entered from CWR) and this
+		 * window was already halved: no second reduction
+		 */
+		d.action = DIFFC_HALVE;
 		d.cwnd = tp->snd_ssthresh;
-		d.ssthresh = ca->g.ss_fix ? ca->g.ss_after : tp->snd_ssthresh;
+		d.ssthresh = old;
 		diffc_record(sk, ev, &d, cwnd);
 		return;
 	}
-	diffc_decide_now(sk, &d, ev, cwnd, ca->g.ss_prev);
+	/* a held reduction under way is decided anew for this event */
+	diffc_decide_now(sk, &d, ev, cwnd, old);
 	cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
 	diffc_record(sk, ev, &d, cwnd);
 }
@@ -224,29 +231,7 @@ static u32 diffc_ssthresh(struct sock *sk)
 /* called before icsk_ca_state changes to @new_state */
 static void diffc_set_state(struct sock *sk, u8 new_state)
 {
-	struct diffc *ca = inet_csk_ca(sk);
-	int ev = cc_glue_event(sk, &ca->g, new_state);
-
-	if (ev == CC_EV_RTO)
-		diffc_rto(sk);
-	else if (ev >= 0)
-		diffc_reduce(sk, ev);
-	cc_glue_state_done(&ca->g);
-}
-
-static void diffc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
-{
-	struct diffc *ca = inet_csk_ca(sk);
-
-	cc_glue_cwnd_event(sk, &ca->g, ev);
-}
-
-/* spurious loss: the kernel restores prior_ssthresh, we restore cwnd */
-static u32 diffc_undo_cwnd(struct sock *sk)
-{
-	struct diffc *ca = inet_csk_ca(sk);
-
-	return cc_glue_undo(sk, &ca->g);
+	cc_glue_set_state(sk, new_state, diffc_rto, diffc_reduce);
 }
 
 /* ss -tin: "dctcp:(ce_state:<ECE>,alpha:<held>,ab_ecn:<halved>,ab_tot:<rto>)" */
@@ -274,9 +259,9 @@ static struct tcp_congestion_ops tcp_diffc __read_mostly = {
 	.ssthresh	= diffc_ssthresh,
 	.cong_avoid	= tcp_reno_cong_avoid,
 	.set_state	= diffc_set_state,
-	.cwnd_event	= diffc_cwnd_event,
+	.cwnd_event	= cc_glue_cwnd_event,
 	.in_ack_event	= diffc_in_ack_event,
-	.undo_cwnd	= diffc_undo_cwnd,
+	.undo_cwnd	= cc_glue_undo,
 	.get_info	= diffc_get_info,
 	.flags		= TCP_CONG_NEEDS_ECN,
 	.owner		= THIS_MODULE,
@@ -288,7 +273,7 @@ static struct tcp_congestion_ops tcp_diffc_noecn __read_mostly;
 
 static int __init diffc_register(void)
 {
-	BUILD_BUG_ON(sizeof(struct diffc) > ICSK_CA_PRIV_SIZE);
+	CC_GLUE_FIRST(struct diffc);
 	if (!diffc_needs_ecn)
 		tcp_diffc.flags &= ~TCP_CONG_NEEDS_ECN;
 	cc_make_noecn(&tcp_diffc_noecn, &tcp_diffc, "diffc-noecn");

@@ -48,8 +48,9 @@
  * never backs off.  So a loss without ECE counts as wireless only while the
  * RTT shows no standing queue (srtt - min_rtt <= max(min_rtt / 8, 1 ms);
  * waived while the path marks, i.e. echoed CE within the last 32 RTTs) and
- * the window is delivered (cwnd <= 5/4 of the segments the kernel's
- * delivery rate sample says the path carries per min RTT); otherwise it is
+ * the window is delivered (cwnd <= 3/2 of the segments the kernel's
+ * delivery rate sample says the path carries per min RTT, times srtt /
+ * min_rtt); otherwise it is
  * congestion, answered with cwnd = ownd (lossclass_core.h).  Taking a
  * wireless loss for congestion costs little: ownd = ARE * rtt_min only
  * drains the queue.  In this mode losses are told apart with or without ECN
@@ -96,8 +97,8 @@
 #include "trace_jersey.h"
 
 struct jersey {
+	struct cc_glue g;		/* events and reductions (cc_glue.h), first */
 	struct jersey_est est;		/* ARE and its sampler */
-	struct cc_glue g;		/* events and reductions (cc_glue.h) */
 	u32	rtt_min;		/* D: min RTT seen (us), 0 = none */
 	u32	delivered;		/* tp->delivered at the previous ACK */
 	struct cc_marks m;		/* the path's CE echoes */
@@ -238,7 +239,8 @@ static void jersey_reduce(struct sock *sk, u8 ev)
 		if (d.cause != JERSEY_CAUSE_ECN)
 			d.ssthresh = d.cwnd;
 		cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
-		jersey_responded(sk, cwnd, d.cwnd);
+		/* in slow start an ECE holds cwnd: ssthresh is the response */
+		jersey_responded(sk, cwnd, min(d.cwnd, d.ssthresh));
 	}
 	jersey_record(sk, ev, &d, cwnd);
 }
@@ -278,7 +280,7 @@ static void jersey_late_ece(struct sock *sk)
 		cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
 	}
 	cc_glue_ece_answered(sk, &ca->g);
-	jersey_responded(sk, cwnd, min(d.cwnd, cwnd));
+	jersey_responded(sk, cwnd, min3(d.cwnd, d.ssthresh, cwnd));
 	jersey_record(sk, CC_EV_ECE, &d, cwnd);
 }
 
@@ -375,29 +377,7 @@ static u32 jersey_ssthresh(struct sock *sk)
 /* called before icsk_ca_state changes to @new_state */
 static void jersey_set_state(struct sock *sk, u8 new_state)
 {
-	struct jersey *ca = inet_csk_ca(sk);
-	int ev = cc_glue_event(sk, &ca->g, new_state);
-
-	if (ev == CC_EV_RTO)
-		jersey_rto(sk);
-	else if (ev >= 0)
-		jersey_reduce(sk, ev);
-	cc_glue_state_done(&ca->g);
-}
-
-static void jersey_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
-{
-	struct jersey *ca = inet_csk_ca(sk);
-
-	cc_glue_cwnd_event(sk, &ca->g, ev);
-}
-
-/* spurious loss: the kernel restores prior_ssthresh, we restore cwnd */
-static u32 jersey_undo_cwnd(struct sock *sk)
-{
-	struct jersey *ca = inet_csk_ca(sk);
-
-	return cc_glue_undo(sk, &ca->g);
+	cc_glue_set_state(sk, new_state, jersey_rto, jersey_reduce);
 }
 
 /* ss -tin: "bbr:(bw:<ARE>,mrtt:<rtt_min>)" */
@@ -405,18 +385,9 @@ static size_t jersey_get_info(struct sock *sk, u32 ext, int *attr,
 			      union tcp_cc_info *info)
 {
 	const struct jersey *ca = inet_csk_ca(sk);
-	u64 bw = jersey_rate_bps(ca->est.are);
 
-	if (ext & (1 << (INET_DIAG_BBRINFO - 1)) ||
-	    ext & (1 << (INET_DIAG_VEGASINFO - 1))) {
-		memset(&info->bbr, 0, sizeof(info->bbr));
-		info->bbr.bbr_bw_lo = (u32)bw;
-		info->bbr.bbr_bw_hi = (u32)(bw >> 32);
-		info->bbr.bbr_min_rtt = ca->rtt_min;
-		*attr = INET_DIAG_BBRINFO;
-		return sizeof(info->bbr);
-	}
-	return 0;
+	return cc_bbr_info(ext, attr, info, jersey_rate_bps(ca->est.are),
+			   ca->rtt_min);
 }
 
 static struct tcp_congestion_ops tcp_jersey __read_mostly = {
@@ -424,10 +395,10 @@ static struct tcp_congestion_ops tcp_jersey __read_mostly = {
 	.ssthresh	= jersey_ssthresh,
 	.cong_avoid	= jersey_cong_avoid,
 	.set_state	= jersey_set_state,
-	.cwnd_event	= jersey_cwnd_event,
+	.cwnd_event	= cc_glue_cwnd_event,
 	.in_ack_event	= jersey_in_ack_event,
 	.pkts_acked	= jersey_pkts_acked,
-	.undo_cwnd	= jersey_undo_cwnd,
+	.undo_cwnd	= cc_glue_undo,
 	.get_info	= jersey_get_info,
 	.flags		= TCP_CONG_NEEDS_ECN,
 	.owner		= THIS_MODULE,
@@ -439,7 +410,7 @@ static struct tcp_congestion_ops tcp_jersey_noecn __read_mostly;
 
 static int __init jersey_register(void)
 {
-	BUILD_BUG_ON(sizeof(struct jersey) > ICSK_CA_PRIV_SIZE);
+	CC_GLUE_FIRST(struct jersey);
 	if (!jersey_needs_ecn)
 		tcp_jersey.flags &= ~TCP_CONG_NEEDS_ECN;
 	cc_make_noecn(&tcp_jersey_noecn, &tcp_jersey, "jersey-noecn");

@@ -7,6 +7,9 @@
  * Predictor (newrenolp_core.h): on every ACK with an RTT sample (cumulative
  * or SACK, ack_sample.rtt_us) V = cwnd * (rtt - rtt_min) / rtt segments;
  * V >= beta: congested, V <= alpha: not congested, in between: unchanged.
+ * cwnd is the window used (cc_window_used(): no more than the packets out
+ * in the last round, when the receive window or the application held the
+ * flow below its cwnd).
  * rtt_min is the minimum RTT sample seen, seeded from the kernel's windowed
  * minimum (SYN RTT) at init.
  *
@@ -53,10 +56,10 @@
 #include "trace_newrenolp.h"
 
 struct nrlp {
+	struct cc_glue g;		/* events and reductions (cc_glue.h), first */
 	struct nrlp_pred pred;		/* Vegas predictor */
 	struct nrlp_decision d;		/* the latest decision */
 	struct nrlp_round round;	/* rtt=min: this round's minimum */
-	struct cc_glue g;		/* events and reductions (cc_glue.h) */
 	u32	cwnd_before;		/* cwnd when .ssthresh ran */
 	u32	flight;			/* FlightSize when .ssthresh ran */
 	u16	alpha;			/* thresholds of this connection */
@@ -146,7 +149,8 @@ static void nrlp_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	if (ca->round_min &&
 	    !nrlp_round_sample(&ca->round, rtt, tp->snd_una, tp->snd_nxt, &rtt))
 		return;
-	nrlp_sample(&ca->pred, rtt, tcp_snd_cwnd(tp), ca->alpha, ca->beta);
+	nrlp_sample(&ca->pred, rtt, cc_window_used(tp, tcp_snd_cwnd(tp)),
+		    ca->alpha, ca->beta);
 }
 
 /* entering CWR, Recovery or Loss: classify as a loss (or ECE) */
@@ -206,20 +210,6 @@ out:
 	cc_glue_state_done(&ca->g);
 }
 
-static void nrlp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
-{
-	struct nrlp *ca = inet_csk_ca(sk);
-
-	cc_glue_cwnd_event(sk, &ca->g, ev);
-}
-
-static u32 nrlp_undo_cwnd(struct sock *sk)
-{
-	struct nrlp *ca = inet_csk_ca(sk);
-
-	return cc_glue_undo(sk, &ca->g);
-}
-
 /* ss -tin: VEGASINFO, rtt = the predictor's latest RTT */
 static size_t nrlp_get_info(struct sock *sk, u32 ext, int *attr,
 			    union tcp_cc_info *info)
@@ -242,10 +232,10 @@ static struct tcp_congestion_ops tcp_newrenolp __read_mostly = {
 	.ssthresh	= nrlp_ssthresh,
 	.cong_avoid	= tcp_reno_cong_avoid,
 	.set_state	= nrlp_set_state,
-	.cwnd_event	= nrlp_cwnd_event,
+	.cwnd_event	= cc_glue_cwnd_event,
 	.in_ack_event	= nrlp_in_ack_event,
 	.pkts_acked	= nrlp_pkts_acked,
-	.undo_cwnd	= nrlp_undo_cwnd,
+	.undo_cwnd	= cc_glue_undo,
 	.get_info	= nrlp_get_info,
 	.owner		= THIS_MODULE,
 	.name		= "newrenolp",
@@ -253,7 +243,7 @@ static struct tcp_congestion_ops tcp_newrenolp __read_mostly = {
 
 static int __init nrlp_register(void)
 {
-	BUILD_BUG_ON(sizeof(struct nrlp) > ICSK_CA_PRIV_SIZE);
+	CC_GLUE_FIRST(struct nrlp);
 	if (!nrlp_thresholds_ok(nrlp_alpha, nrlp_beta)) {
 		pr_err("invalid thresholds: alpha (%u) must be below beta (%u) <= %u\n",
 		       nrlp_alpha, nrlp_beta, NRLP_THRESH_MAX);

@@ -43,15 +43,7 @@ TRACE_EVENT(balde_loss,
 	TP_ARGS(sk, ev, d, cwnd_before, ebw, ocwnd, p),
 
 	TP_STRUCT__entry(
-		CC_TP_SOCK_ENTRY
-		__field(__u32, snd_una)
-		__field(__u64, una_tx)
-		__field(__u64, now)
-		__field(__u8, ev)
-		__field(__u8, cause)
-		__field(__u32, cwnd_before)
-		__field(__u32, cwnd_after)
-		__field(__u32, ssthresh)
+		CC_TP_LOSS_ENTRY
 		__field(__u64, ebw)
 		__field(__u32, ocwnd)
 		__field(__u32, v_milli)
@@ -60,15 +52,8 @@ TRACE_EVENT(balde_loss,
 	),
 
 	TP_fast_assign(
-		CC_TP_SOCK_ASSIGN(sk);
-		__entry->snd_una = tcp_sk(sk)->snd_una;
-		__entry->una_tx = compat_una_tx_us(sk);
-		__entry->now = tcp_sk(sk)->tcp_mstamp;
-		__entry->ev = ev;
-		__entry->cause = d->cause;
-		__entry->cwnd_before = cwnd_before;
-		__entry->cwnd_after = d->cwnd;
-		__entry->ssthresh = d->ssthresh;
+		CC_TP_LOSS_ASSIGN(sk, ev, d->cause, cwnd_before,
+				  d->cwnd, d->ssthresh);
 		__entry->ebw = ebw;
 		__entry->ocwnd = ocwnd;
 		__entry->v_milli = p->v_milli;
@@ -76,14 +61,10 @@ TRACE_EVENT(balde_loss,
 		__entry->rtt_min = p->rtt_min;
 	),
 
-	TP_printk(CC_TP_SOCK_FMT " snd_una=%u una_tx=%llu now=%llu kind=%s cause=%s cwnd=%u->%u ssthresh=%u ebw=%llu ocwnd=%u v_milli=%u rtt=%u rtt_min=%u",
-		  CC_TP_SOCK_ARGS, __entry->snd_una,
-		  __entry->una_tx, __entry->now,
-		  show_cc_event(__entry->ev),
-		  show_balde_cause(__entry->cause),
-		  __entry->cwnd_before, __entry->cwnd_after,
-		  __entry->ssthresh, __entry->ebw, __entry->ocwnd,
-		  __entry->v_milli, __entry->rtt, __entry->rtt_min)
+	TP_printk(CC_TP_LOSS_FMT("cause") " ebw=%llu ocwnd=%u v_milli=%u rtt=%u rtt_min=%u",
+		  CC_TP_LOSS_ARGS(show_balde_cause),
+		  __entry->ebw, __entry->ocwnd, __entry->v_milli,
+		  __entry->rtt, __entry->rtt_min)
 );
 
 TRACE_EVENT(balde_sample,

@@ -21,6 +21,7 @@
 #include <trace/events/net_probe_common.h>
 
 #include "cc_core.h"
+#include "compat.h"
 
 /* sockaddr_in6 is always bigger than sockaddr_in */
 #define CC_TP_SOCK_ENTRY						\
@@ -42,6 +43,46 @@
 
 #define CC_TP_SOCK_FMT	"src=%pISpc dest=%pISpc"
 #define CC_TP_SOCK_ARGS	__entry->saddr, __entry->daddr
+
+/*
+ * What every module's loss event records after the socket: snd_una, the
+ * CLOCK_MONOTONIC time (us) snd_una was last sent and the socket's clock
+ * (for matching against a capture), the event, its cause (printed as
+ * @label, by @show), cwnd before and after, ssthresh.
+ */
+#define CC_TP_LOSS_ENTRY						\
+	CC_TP_SOCK_ENTRY						\
+	__field(__u32, snd_una)						\
+	__field(__u64, una_tx)						\
+	__field(__u64, now)						\
+	__field(__u8, kind)						\
+	__field(__u8, cause)						\
+	__field(__u32, cwnd_before)					\
+	__field(__u32, cwnd_after)					\
+	__field(__u32, ssthresh)
+
+#define CC_TP_LOSS_ASSIGN(sk, ev, why, before, after, thresh)		\
+	do {								\
+		CC_TP_SOCK_ASSIGN(sk);					\
+		__entry->snd_una = tcp_sk(sk)->snd_una;			\
+		__entry->una_tx = compat_una_tx_us(sk);			\
+		__entry->now = tcp_sk(sk)->tcp_mstamp;			\
+		__entry->kind = (ev);					\
+		__entry->cause = (why);					\
+		__entry->cwnd_before = (before);			\
+		__entry->cwnd_after = (after);				\
+		__entry->ssthresh = (thresh);				\
+	} while (0)
+
+#define CC_TP_LOSS_FMT(label)						\
+	CC_TP_SOCK_FMT " snd_una=%u una_tx=%llu now=%llu kind=%s "	\
+	label "=%s cwnd=%u->%u ssthresh=%u"
+
+#define CC_TP_LOSS_ARGS(show)						\
+	CC_TP_SOCK_ARGS, __entry->snd_una, __entry->una_tx,		\
+	__entry->now, show_cc_event(__entry->kind),			\
+	show(__entry->cause), __entry->cwnd_before,			\
+	__entry->cwnd_after, __entry->ssthresh
 
 #define show_cc_event(e)	__print_symbolic(e, CC_EVENT_NAMES)
 

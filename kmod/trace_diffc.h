@@ -39,48 +39,28 @@ TRACE_EVENT(diffc_loss,
 	TP_ARGS(sk, ev, d, cwnd_before, congested, n),
 
 	TP_STRUCT__entry(
-		CC_TP_SOCK_ENTRY
-		__field(__u32, snd_una)
-		__field(__u64, una_tx)
-		__field(__u64, now)
-		__field(__u8, ev)
-		__field(__u8, action)
+		CC_TP_LOSS_ENTRY
 		__field(__u8, ece)
 		__field(__u8, ecn_ok)
-		__field(__u32, cwnd_before)
-		__field(__u32, cwnd_after)
-		__field(__u32, ssthresh)
 		__field(__u32, n_held)
 		__field(__u32, n_halved)
 		__field(__u32, n_rto)
 	),
 
 	TP_fast_assign(
-		CC_TP_SOCK_ASSIGN(sk);
-		__entry->snd_una = tcp_sk(sk)->snd_una;
-		__entry->una_tx = compat_una_tx_us(sk);
-		__entry->now = tcp_sk(sk)->tcp_mstamp;
-		__entry->ev = ev;
-		__entry->action = d->action;
+		CC_TP_LOSS_ASSIGN(sk, ev, d->action, cwnd_before,
+				  d->cwnd, d->ssthresh);
 		__entry->ece = congested;
 		__entry->ecn_ok = compat_tcp_ecn_ok(tcp_sk(sk));
-		__entry->cwnd_before = cwnd_before;
-		__entry->cwnd_after = d->cwnd;
-		__entry->ssthresh = d->ssthresh;
 		__entry->n_held = n->held;
 		__entry->n_halved = n->halved;
 		__entry->n_rto = n->rto;
 	),
 
-	TP_printk(CC_TP_SOCK_FMT " snd_una=%u una_tx=%llu now=%llu kind=%s action=%s ece=%u ecn=%u cwnd=%u->%u ssthresh=%u held=%u halved=%u rto=%u",
-		  CC_TP_SOCK_ARGS, __entry->snd_una,
-		  __entry->una_tx, __entry->now,
-		  show_cc_event(__entry->ev),
-		  show_diffc_action(__entry->action),
-		  __entry->ece, __entry->ecn_ok,
-		  __entry->cwnd_before, __entry->cwnd_after,
-		  __entry->ssthresh, __entry->n_held, __entry->n_halved,
-		  __entry->n_rto)
+	TP_printk(CC_TP_LOSS_FMT("action") " ece=%u ecn=%u held=%u halved=%u rto=%u",
+		  CC_TP_LOSS_ARGS(show_diffc_action),
+		  __entry->ece, __entry->ecn_ok, __entry->n_held,
+		  __entry->n_halved, __entry->n_rto)
 );
 
 #endif /* _TRACE_DIFFC_H */

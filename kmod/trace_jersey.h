@@ -45,35 +45,21 @@ TRACE_EVENT(jersey_loss,
 	TP_ARGS(sk, ev, d, cwnd_before, are, rtt_min),
 
 	TP_STRUCT__entry(
-		CC_TP_SOCK_ENTRY
-		__field(__u32, snd_una)
-		__field(__u8, kind)
-		__field(__u8, cause)
-		__field(__u32, cwnd_before)
-		__field(__u32, cwnd_after)
-		__field(__u32, ssthresh)
+		CC_TP_LOSS_ENTRY
 		__field(__u64, are)
 		__field(__u32, rtt_min)
 	),
 
 	TP_fast_assign(
-		CC_TP_SOCK_ASSIGN(sk);
-		__entry->snd_una = tcp_sk(sk)->snd_una;
-		__entry->kind = ev;
-		__entry->cause = d->cause;
-		__entry->cwnd_before = cwnd_before;
-		__entry->cwnd_after = d->cwnd;
-		__entry->ssthresh = d->ssthresh;
+		CC_TP_LOSS_ASSIGN(sk, ev, d->cause, cwnd_before,
+				  d->cwnd, d->ssthresh);
 		__entry->are = are;
 		__entry->rtt_min = rtt_min;
 	),
 
-	TP_printk(CC_TP_SOCK_FMT " snd_una=%u kind=%s cause=%s cwnd=%u->%u ssthresh=%u are=%llu rtt_min=%u",
-		  CC_TP_SOCK_ARGS, __entry->snd_una,
-		  show_cc_event(__entry->kind),
-		  show_jersey_cause(__entry->cause),
-		  __entry->cwnd_before, __entry->cwnd_after,
-		  __entry->ssthresh, __entry->are, __entry->rtt_min)
+	TP_printk(CC_TP_LOSS_FMT("cause") " are=%llu rtt_min=%u",
+		  CC_TP_LOSS_ARGS(show_jersey_cause),
+		  __entry->are, __entry->rtt_min)
 );
 
 TRACE_EVENT(jersey_sample,
