@@ -1,8 +1,9 @@
 """Scripted-peer tests of the congestion-control modules' reactions, on both kernels.
 
-One VM boot per kernel runs every script of tests/scripted/<module>/ (see
-tests/scripted/peer.py for the language); each script is then one test here,
-failing with the step that did not hold and the packet log.
+One VM boot per kernel (6.1, 6.12 and the newest, 7.3: testbed/kernels.txt)
+runs every script of tests/scripted/<module>/ (see tests/scripted/peer.py for
+the language); each script is then one test here, failing with the step that
+did not hold and the packet log.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import KERNELS, RESULTS, TOP, run_in_vm
+from tests.conftest import MODULE_KERNELS, RESULTS, TOP, run_in_vm
 from tests.scripted.peer import parse
 
 SCRIPTS = sorted((TOP / "tests" / "scripted").glob("*/*.pkt"))
@@ -30,7 +31,7 @@ def test_each_module_has_its_scripts() -> None:
         assert len([s for s in SCRIPTS if s.parent.name == m]) >= 8, m
 
 
-@pytest.fixture(scope="module", params=KERNELS)
+@pytest.fixture(scope="module", params=MODULE_KERNELS)
 def scripted(request: pytest.FixtureRequest) -> dict[str, Any]:
     kernel = request.param
     out = RESULTS / f"scripted-{kernel}.json"
@@ -53,3 +54,19 @@ def scripted(request: pytest.FixtureRequest) -> dict[str, Any]:
 def test_script(scripted: dict[str, Any], script: str) -> None:
     res = scripted[script]
     assert res["status"] == "ok", res["error"] + "\n" + "\n".join(res["log"][-40:])
+
+
+def test_the_fast_parser_reads_what_scapy_builds() -> None:
+    from scapy.layers.inet import IP, TCP
+
+    from tests.scripted.peer import Wire
+
+    pkt = IP(src="192.0.2.1", dst="192.0.2.2", tos=2) / TCP(
+        sport=40000, dport=8080, seq=123456, flags="PAC",
+        options=[("NOP", None), ("NOP", None), ("Timestamp", (777, 555))],
+    ) / (b"x" * 1000)  # fmt: skip
+    w = Wire.parse(bytes(pkt))
+    assert w is not None
+    assert (w.tos, w.sport, w.seq, w.payload, w.tsval) == (2, 40000, 123456, 1000, 777)
+    assert set(w.flags) == {"P", "A", "C"}
+    assert Wire.parse(bytes(IP(src="192.0.2.1", dst="192.0.2.2") / b"udp?")) is None

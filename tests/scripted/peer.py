@@ -6,7 +6,8 @@ program, which reads the socket's packets from a tun device and writes the
 replies the script dictates (ACKs, DUPACKs with SACK blocks, ECE, D-SACK,
 silence), then asserts the socket's ``TCP_INFO`` (cwnd, ssthresh, CA state)
 and our tracepoints after each step.  Each script runs in its own network
-namespace (``unshare --net``); run as root on a kernel with our modules
+namespace (a forked child that unshares its network namespace); run as
+root on a kernel with our modules
 loaded (``testbed/vm``)::
 
     python -m tests.scripted.peer --out FILE SCRIPT...
@@ -24,8 +25,9 @@ Setup (before ``connect``):
                             script's connection; restored afterwards
 ``peer OPTS...``            what the peer's SYN-ACK offers: ``mss N``, ``ts``,
                             ``sack``, ``ecn`` (accept ECN), ``wscale N``,
-                            ``win N`` (receive window, segments), ``rtt MS``
-                            (the peer waits this long before each ACK)
+                            ``win N`` (receive window, segments; 64), ``rtt MS``
+                            (the peer waits this long before each ACK; a ``dupack`` burst
+                            waits once)
 
 Steps:
 
@@ -38,33 +40,38 @@ Steps:
 ``expect nothing S``        no data segment arrives for S seconds
 ``ack N [ece] [sack A-B]... [dsack A-B] [ecr N] [xK]``
                             cumulative ACK of 1..N (``all``: of every segment
-                            sent so far), with ECE, SACK blocks,
+                            sent so far; a ``let`` name), with ECE, SACK blocks,
                             a D-SACK block, TSecr echoing the first
                             transmission of segment N; sent K times
 ``pace A-B step K every T`` a bottleneck: ACK segments A..B, K at a time,
                             one ACK every T (the socket's RTT grows if it
                             sends faster than that)
+``dupack N [ece]``          the first unacknowledged segment is lost: N DUPACKs
+                            back to back, the i-th SACKing the i segments after it
 ``wait S``                  sleep S seconds (``300ms`` also accepted)
 ``drop on|off``             the local qdisc refuses every packet (local congestion)
 ``check EXPR``              Python expression over cwnd, ssthresh, state
                             ("open", "disorder", "cwr", "recovery", "loss"),
-                            retrans, lost, sacked, unacked, cc, ecn and ``let`` names
+                            retrans, lost, sacked, unacked, cc, ecn, sent (the
+                            highest segment sent), acked and ``let`` names
 ``let NAME = EXPR``         remember a value
-``event NAME K=V...``       the next unread tracepoint event NAME (e.g.
-                            ``jersey_loss``) has these fields (``cwnd=20->20``);
+``event NAME K=V...``       the first unread tracepoint event NAME (e.g.
+                            ``jersey_loss``) with these fields (``kind=rto``);
                             its numbers become ev_FIELD (ev_cwnd_before/_after)
-``no event NAME``           no unread event NAME
+``no event NAME [K=V...]``  no unread event NAME (with these fields)
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import fcntl
 import json
 import os
 import re
 import select
 import shlex
+import signal
 import socket
 import struct
 import subprocess
@@ -141,6 +148,52 @@ class Segment:
     acks: int  # how many ACKs the peer had sent when this segment was read
 
 
+TCP_FLAGS = "FSRPAUEC"  # bit 0 .. 7, scapy's letters
+
+
+@dataclass
+class Wire:
+    """An IPv4/TCP packet from the socket, parsed with struct (scapy's
+    parser costs milliseconds a packet under TCG; flights are long)."""
+
+    tos: int
+    sport: int
+    seq: int
+    flags: str
+    payload: int  # TCP payload bytes
+    tsval: int
+    options: list[tuple[str, Any]]
+
+    @staticmethod
+    def parse(raw: bytes) -> Wire | None:
+        if len(raw) < 40 or raw[0] >> 4 != 4 or raw[9] != 6:
+            return None
+        ihl = (raw[0] & 15) * 4
+        total = struct.unpack_from("!H", raw, 2)[0]
+        sport, _dport, seq, _ack, off, fl = struct.unpack_from("!HHIIBB", raw, ihl)
+        thl = (off >> 4) * 4
+        flags = "".join(c for i, c in enumerate(TCP_FLAGS) if fl >> i & 1)
+        opts: list[tuple[str, Any]] = []
+        tsval, i, end = 0, ihl + 20, ihl + thl
+        while i < end:
+            kind = raw[i]
+            if kind == 0:
+                break
+            if kind == 1:
+                i += 1
+                continue
+            size = raw[i + 1] if i + 1 < end else 0
+            if size < 2:
+                break
+            if kind == 8 and size == 10:
+                tsval = struct.unpack_from("!I", raw, i + 2)[0]
+                opts.append(("Timestamp", (tsval, struct.unpack_from("!I", raw, i + 6)[0])))
+            else:
+                opts.append((str(kind), raw[i + 2 : i + size]))
+            i += size
+        return Wire(raw[1], sport, seq, flags, total - ihl - thl, tsval, opts)
+
+
 @dataclass
 class Peer:
     steps: list[Step]
@@ -164,6 +217,7 @@ class Peer:
     trace_read: int = 0
     pending: list[Segment] = field(default_factory=list)
     params: dict[Path, str] = field(default_factory=dict)  # originals, to restore
+    sport: int = 0
 
     # ---------------------------------------------------------------- plumbing
 
@@ -181,13 +235,16 @@ class Peer:
     def tsnow(self) -> int:
         return 1000 + int((time.monotonic() - self.t0) * 1000)
 
-    def read_packet(self, timeout: float) -> Any | None:
-        from scapy.layers.inet import IP as IPpkt
-
-        r, _, _ = select.select([self.tun], [], [], max(0.0, timeout))
-        if not r:
-            return None
-        return IPpkt(os.read(self.tun, 65535))
+    def read_packet(self, timeout: float) -> Wire | None:
+        """The next TCP packet from the socket (others are skipped), or None."""
+        deadline = time.monotonic() + max(0.0, timeout)
+        while True:
+            r, _, _ = select.select([self.tun], [], [], max(0.0, deadline - time.monotonic()))
+            if not r:
+                return None
+            pkt = Wire.parse(os.read(self.tun, 65535))
+            if pkt is not None:
+                return pkt
 
     def write_packet(self, pkt: Any) -> None:
         os.write(self.tun, bytes(pkt))
@@ -235,26 +292,20 @@ class Peer:
 
     # ------------------------------------------------------------------ packets
 
-    def segment_of(self, pkt: Any) -> Segment | None:
-        tcp = pkt["TCP"]
-        length = len(bytes(tcp.payload))
-        if length == 0:
+    def segment_of(self, pkt: Wire) -> Segment | None:
+        length = pkt.payload
+        if length <= 0:
             return None
-        seq = tcp.seq
+        seq = pkt.seq
         seg = (seq - self.iss - 1) // self.mss + 1
-        tsval = 0
-        for name, value in tcp.options:
-            if name == "Timestamp":
-                tsval = value[0]
+        tsval = pkt.tsval
         retransmit = seg <= self.sent_max
         if not retransmit:
             self.sent_max = max(self.sent_max, (seq - self.iss - 1 + length) // self.mss)
             self.first_tsval.setdefault(seg, tsval)
         if tsval:
             self.last_tsval = tsval
-        s = Segment(
-            seg, seq, length, str(tcp.flags), tsval, pkt.tos & 3, retransmit, self.acks_sent
-        )
+        s = Segment(seg, seq, length, pkt.flags, tsval, pkt.tos & 3, retransmit, self.acks_sent)
         self.log.append(
             f"{time.monotonic() - self.t0:7.3f} > {'re' if retransmit else ''}seg {seg}"
             f" flags {s.flags} ecn {s.ect}"
@@ -268,10 +319,9 @@ class Peer:
             pkt = self.read_packet(deadline - time.monotonic())
             if pkt is None:
                 return None
-            if pkt.haslayer("TCP"):
-                s = self.segment_of(pkt)
-                if s is not None:
-                    return s
+            s = self.segment_of(pkt)
+            if s is not None:
+                return s
 
     # ------------------------------------------------------------------ steps
 
@@ -292,15 +342,12 @@ class Peer:
             pkt = self.read_packet(deadline - time.monotonic())
             if pkt is None:
                 raise ScriptError("no SYN from the socket")
-            if pkt.haslayer("TCP") and pkt["TCP"].flags.S:
+            if "S" in pkt.flags:
                 syn = pkt
-        tcp = syn["TCP"]
-        self.iss = tcp.seq
-        for name, value in tcp.options:
-            if name == "Timestamp":
-                self.last_tsval = value[0]
-        syn_ecn = tcp.flags.E and tcp.flags.C
-        self.log.append(f"  SYN options {tcp.options} ecn-setup {bool(syn_ecn)} tos {syn.tos}")
+        self.iss = syn.seq
+        self.last_tsval = syn.tsval
+        syn_ecn = "E" in syn.flags and "C" in syn.flags
+        self.log.append(f"  SYN options {syn.options} ecn-setup {syn_ecn} tos {syn.tos}")
         flags = "SA" + ("E" if self.opts.get("ecn") and syn_ecn else "")
         opts: list[tuple[str, Any]] = [("MSS", int(self.opts.get("mss", 1000)))]
         if self.opts.get("sack"):
@@ -308,31 +355,38 @@ class Peer:
         opts += self.tcp_options()
         if "wscale" in self.opts:
             opts.append(("WScale", int(self.opts["wscale"])))
+        rtt = float(self.opts.get("rtt", 0))
+        if rtt:  # the handshake's RTT is the path's too (rtt_min comes from it)
+            time.sleep(rtt / 1000)
         synack = IPpkt(src=REMOTE, dst=LOCAL) / TCP(
-            sport=PORT, dport=tcp.sport, seq=self.irs, ack=self.iss + 1, flags=flags,
+            sport=PORT, dport=syn.sport, seq=self.irs, ack=self.iss + 1, flags=flags,
             window=65535, options=opts,
         )  # fmt: skip
         self.write_packet(synack)
-        self.sport = tcp.sport
+        self.sport = syn.sport
         deadline = time.monotonic() + 3
         while True:
             pkt = self.read_packet(deadline - time.monotonic())
             if pkt is None:
                 raise ScriptError("no ACK of the SYN-ACK")
-            if pkt.haslayer("TCP") and pkt["TCP"].flags.A and not pkt["TCP"].flags.S:
+            if "A" in pkt.flags and "S" not in pkt.flags:
                 break
         self.mss = self.info()["mss"]
 
-    def send_ack(self, words: list[str]) -> None:
+    def send_ack(self, words: list[str], delayed: bool = True) -> None:
+        """One ACK (or ``xK`` copies), after the path's RTT unless not
+        ``delayed`` (the later ACKs of a burst)."""
         from scapy.layers.inet import IP as IPpkt
         from scapy.layers.inet import TCP
 
         rtt = float(self.opts.get("rtt", 0))
-        if rtt:
+        if rtt and delayed:
             time.sleep(rtt / 1000)
         if words[0] == "all":  # everything sent so far
             self.drain()
             words = [str(self.sent_max), *words[1:]]
+        elif not words[0].isdigit():  # a name from "let"
+            words = [str(int(self.names[words[0]])), *words[1:]]
         n = int(words[0])
         flags = "A"
         sacks: list[int] = []
@@ -398,11 +452,16 @@ class Peer:
             self.opts["rtt"] = rtt
 
     def window(self) -> int:
-        """The peer's advertised window field (scaled by its wscale)."""
-        if "win" not in self.opts:
-            return 65535
-        wnd = int(self.opts["win"]) * int(self.opts.get("mss", 1000))
-        return max(1, min(65535, wnd >> int(self.opts.get("wscale", 0))))
+        """The peer's advertised window field (scaled by its wscale): ``win``
+        segments of the socket's MSS (its payload per segment, options
+        taken off), rounded up to the scale's unit.  Only ``wscale 0`` makes
+        it exact: a window that ends inside a segment lets the sender send
+        a partial one (Minshall's rule), and the script's segment numbers
+        then no longer fall on the sender's boundaries."""
+        mss = self.mss or int(self.opts.get("mss", 1000))
+        wnd = int(self.opts.get("win", 64)) * mss
+        scale = int(self.opts.get("wscale", 0))
+        return max(1, min(65535, -(-wnd >> scale)))
 
     def expect(self, words: list[str]) -> None:
         timeout = 3.0
@@ -448,10 +507,9 @@ class Peer:
             pkt = self.read_packet(0)
             if pkt is None:
                 return
-            if pkt.haslayer("TCP"):
-                s = self.segment_of(pkt)
-                if s is not None:
-                    self.pending.append(s)
+            s = self.segment_of(pkt)
+            if s is not None:
+                self.pending.append(s)
 
     def read_events(self) -> None:
         path = TRACEFS / "trace"
@@ -461,23 +519,27 @@ class Peer:
             if not m or line.startswith("#"):
                 continue
             fields = dict(re.findall(r"(\w+)=(\S+)", m[2]))
+            # only this script's connection (a previous script's socket may
+            # still fire a timer in its dying namespace)
+            if "src" in fields and fields["src"] != f"{LOCAL}:{self.sport}":
+                continue
             self.events.append((m[1], fields))
         self.trace_read = len(lines)
 
     def event(self, words: list[str]) -> None:
+        """``event NAME K=V...``: the first unread event NAME with these fields
+        (it and the events before it are then read); ``no event NAME K=V...``:
+        none unread."""
         self.read_events()
         negate = words[0] == "no"
         words = words[2:] if negate and words[1] == "event" else words[1:]
         name, want = words[0], dict(w.split("=", 1) for w in words[1:])
         for i, (ev, fields) in enumerate(self.events):
-            if ev != name:
+            if ev != name or any(fields.get(k) != v for k, v in want.items()):
                 continue
             if negate:
                 raise ScriptError(f"unexpected event {ev}: {fields}")
             del self.events[: i + 1]
-            bad = {k: fields.get(k) for k, v in want.items() if fields.get(k) != v}
-            if bad:
-                raise ScriptError(f"event {name}: wanted {want}, got {fields}")
             self.log.append(f"  event {name} {fields}")
             # its numbers for later checks: ev_ssthresh, ev_cwnd_before/after
             for k, v in fields.items():
@@ -488,11 +550,12 @@ class Peer:
                     self.names[f"ev_{k}_after"] = int(m[2])
             return
         if not negate:
-            raise ScriptError(f"no event {name} (unread: {[e for e, _ in self.events]})")
+            seen = [f for ev, f in self.events if ev == name]
+            raise ScriptError(f"no event {name} with {want} (unread: {seen})")
 
     def scope(self) -> dict[str, Any]:
         self.drain()
-        return {**self.info(), **self.names}
+        return {**self.info(), "sent": self.sent_max, "acked": self.acked, **self.names}
 
     def run_step(self, st: Step) -> None:
         cmd, args = st.words[0], st.words[1:]
@@ -531,6 +594,16 @@ class Peer:
             self.expect(args)
         elif cmd == "ack":
             self.send_ack(args)
+        elif cmd == "dupack":
+            # the first unacknowledged segment is lost: N DUPACKs, the i-th
+            # SACKing the i segments after it, back to back (one RTT, as the
+            # segments after the lost one left back to back)
+            una = self.acked + 1
+            extra = [w for w in args[1:] if w == "ece"]
+            for i in range(1, int(args[0]) + 1):
+                self.send_ack(
+                    [str(self.acked), "sack", f"{una + 1}-{una + i}", *extra], delayed=i == 1
+                )
         elif cmd == "pace":
             self.pace(args)
         elif cmd == "wait":
@@ -566,7 +639,7 @@ class Peer:
                 raise ScriptError(f"line {st.line} `{st.text}`: {e}") from None
 
 
-COMMANDS = {"cc", "sysctl", "route", "param", "peer", "connect", "write", "expect", "ack",
+COMMANDS = {"cc", "sysctl", "route", "param", "peer", "connect", "write", "expect", "ack", "dupack",
             "pace", "wait", "drop", "check", "let", "event", "no"}  # fmt: skip
 
 
@@ -596,34 +669,75 @@ def tracing(on: bool) -> None:
     (TRACEFS / "trace").write_text("")
 
 
+CLONE_NEWNET = 0x40000000
+
+
+def run_forked(script: Path, timeout: float) -> dict[str, Any]:
+    """Run one script in a child process in a new network namespace.
+
+    The child is forked from this process, which has imported scapy already
+    (importing it takes seconds under TCG); the result comes back on a pipe.
+    """
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        os.close(r)
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.unshare(CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET)")
+            res = run_one(script)
+        except BaseException as e:  # report anything, never return into the parent's loop
+            res = {"script": str(script), "status": "fail", "log": [], "error": repr(e)}
+        with os.fdopen(w, "w") as f:
+            json.dump(res, f)
+        os._exit(0)
+    os.close(w)
+    data = b""
+    deadline = time.monotonic() + timeout
+    with os.fdopen(r, "rb") as f:
+        while True:
+            ready, _, _ = select.select([f], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return {"script": str(script), "status": "fail", "log": [],
+                        "error": f"no result within {timeout:g} s"}  # fmt: skip
+            chunk = os.read(f.fileno(), 65536)
+            if not chunk:
+                break
+            data += chunk
+    os.waitpid(pid, 0)
+    try:
+        result: dict[str, Any] = json.loads(data)
+    except json.JSONDecodeError:
+        result = {"script": str(script), "status": "fail", "log": [],
+                  "error": f"no result: {data[-500:]!r}"}  # fmt: skip
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("scripts", nargs="+", type=Path)
     ap.add_argument("--out", type=Path, help="JSON results of every script")
-    ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--timeout", type=float, default=120, help="seconds per script")
     args = ap.parse_args(argv)
-    if args.one:
-        json.dump(run_one(args.scripts[0]), sys.stdout)
-        return 0
+    import scapy.layers.inet  # noqa: F401  (once, before the children fork)
+
     subprocess.run(["modprobe", "-q", "tun"], check=False)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
     results = []
     for script in args.scripts:
         tracing(True)
-        proc = subprocess.run(
-            ["unshare", "--net", "--", sys.executable, "-m", "tests.scripted.peer", "--one",
-             str(script)],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-        try:
-            res = json.loads(proc.stdout)
-        except json.JSONDecodeError:
-            res = {"script": str(script), "status": "fail", "log": [],
-                   "error": f"runner exit {proc.returncode}: {proc.stderr[-2000:]}"}  # fmt: skip
+        res = run_forked(script, args.timeout)
         results.append(res)
         print(f"{res['status']:4} {script} {res.get('error', '')}", flush=True)
         if args.out:  # after every script: a run that dies keeps what it did
             doc = {"kernel": os.uname().release, "results": results}
-            args.out.write_text(json.dumps(doc, indent=1))
+            tmp = args.out.with_suffix(".tmp")
+            tmp.write_text(json.dumps(doc, indent=1))
+            tmp.replace(args.out)
     tracing(False)
     return 0 if all(r["status"] == "ok" for r in results) else 1
 
