@@ -338,7 +338,7 @@ def main_run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     doc: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
     doc.setdefault("parts", {})
-    params = modules.load("tcp_diffc", needs_ecn=0)
+    params = modules.load("tcp_diffc", needs_ecn=0, classify="paper")
     params_lp = modules.load("tcp_newrenolp", rtt=args.newrenolp_rtt)
     suffix = "" if args.newrenolp_rtt == "latest" else f".rtt_{args.newrenolp_rtt}"
     env = environment()

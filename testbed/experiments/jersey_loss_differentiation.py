@@ -218,7 +218,7 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=30)
     ap.add_argument("--parallel", type=int, default=10)
     args = ap.parse_args()
-    modules.load("tcp_jersey", needs_ecn=0)
+    modules.load("tcp_jersey", needs_ecn=0, classify="paper")
     todo = trials(args.runs, args.duration)
     results: list[TrialResult] = []
     t0 = time.monotonic()

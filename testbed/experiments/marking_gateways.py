@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.summarize:
         return report(json.loads(Path(args.out).read_text()), args.out, args.settle)
     parts = args.parts.split(",")
-    params = modules.load("tcp_jersey", needs_ecn=0)
+    params = modules.load("tcp_jersey", needs_ecn=0, classify="paper")
     t0 = time.time()
     trials: list[Trial] = []
     if "fig810" in parts:

@@ -171,7 +171,7 @@ def main() -> int:
     t0 = time.monotonic()
     doc: dict[str, Any] = {"params_loaded": {}}
     # the testbed convention: ECN modules without NEEDS_ECN, senders tcp_ecn=1
-    doc["params_loaded"]["tcp_diffc"] = modules.load("tcp_diffc", needs_ecn=0)
+    doc["params_loaded"]["tcp_diffc"] = modules.load("tcp_diffc", needs_ecn=0, classify="paper")
     doc["environment"] = environment()
     doc["sysctl"] = {cc: sysctl_select(cc) for cc in CCS}
     res = run_trials(trials(args.duration))
@@ -181,7 +181,7 @@ def main() -> int:
             link.pop("queue_stats", None)
     doc["modcycle"] = {cc: modcycle(mod, cc, args.cycles, out) for cc, mod in CCS.items()}
     try:
-        doc["params_needs_ecn"] = modules.load("tcp_diffc", needs_ecn=1)
+        doc["params_needs_ecn"] = modules.load("tcp_diffc", needs_ecn=1, classify="paper")
         doc["needs_ecn_declined"] = declined_probe()
     except (RuntimeError, OSError) as exc:
         doc["needs_ecn_error"] = str(exc)
