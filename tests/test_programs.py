@@ -126,6 +126,21 @@ helper
         assert word not in got
 
 
+def test_deps_installs_what_the_tc_build_needs() -> None:
+    """build-tc.sh's own dependency list (iproute2's Makefile runs bison and
+    flex, which no scan of our sources finds) is installed by make deps."""
+    build_tc = (TOP / "iproute2-patch" / "build-tc.sh").read_text()
+    need = set(build_tc.split('DEPS_PKGS="', 1)[1].split('"', 1)[0].split())
+    deps = (TOP / "testbed" / "deps.sh").read_text()
+    extra = deps.split("tools=(", 1)[1].split("\n\n", 1)[0]
+    extra_pkgs = {w.strip("()") for line in extra.splitlines() for w in line.split("#")[0].split()}
+    if "build-essential" in extra_pkgs:  # it depends on these
+        extra_pkgs |= {"gcc", "make", "libc6-dev", "dpkg-dev"}
+    listed = {p.package for p in programs.listed().values() if not p.from_pypi}
+    assert {"bison", "flex", "libmnl-dev"} <= need
+    assert need <= listed | extra_pkgs, sorted(need - listed - extra_pkgs)
+
+
 def test_python_argv_and_shell_strings() -> None:
     source = """
 import subprocess, shutil
