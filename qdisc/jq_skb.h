@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Packet helpers shared by the marking qdiscs (kernel only).
+ * What the marking qdiscs share (kernel only): packet helpers, trimming
+ * the FIFO to a lowered limit.
  */
 #ifndef JERSEY_JQ_SKB_H
 #define JERSEY_JQ_SKB_H
@@ -12,6 +13,7 @@
 #include <linux/skbuff.h>
 #include <net/dsfield.h>
 #include <net/inet_ecn.h>
+#include <net/sch_generic.h>
 
 /* the ECN codepoint of an IPv4/IPv6 packet (INET_ECN_*), NOT_ECT otherwise */
 static inline u8 jq_skb_ecn(struct sk_buff *skb)
@@ -48,6 +50,56 @@ enum jq_action {
 static inline u32 jq_netns(const struct Qdisc *sch)
 {
 	return dev_net(qdisc_dev(sch))->ns.inum;
+}
+
+/*
+ * What both qdiscs' enqueue tracepoints record around their own measures:
+ * the qdisc (netns, device, major handle) and queue length first, the
+ * packet's length, codepoint and fate last.
+ */
+#define JQ_TP_QDISC_ENTRY						\
+	__field(u32, netns)						\
+	__array(char, dev, IFNAMSIZ)					\
+	__field(u32, handle)						\
+	__field(u32, qlen)
+
+#define JQ_TP_PACKET_ENTRY						\
+	__field(u32, len)						\
+	__field(u8, ecn)						\
+	__field(u8, action)
+
+#define JQ_TP_ASSIGN(sch, queued, length, codepoint, fate)		\
+	do {								\
+		__entry->netns = jq_netns(sch);				\
+		strscpy(__entry->dev, qdisc_dev(sch)->name, IFNAMSIZ);	\
+		__entry->handle = (sch)->handle;			\
+		__entry->qlen = (queued);				\
+		__entry->len = (length);				\
+		__entry->ecn = (codepoint);				\
+		__entry->action = (fate);				\
+	} while (0)
+
+#define JQ_TP_QDISC_FMT		"netns=%u dev=%s handle=%x qlen=%u"
+#define JQ_TP_QDISC_ARGS						\
+	__entry->netns, __entry->dev, __entry->handle >> 16, __entry->qlen
+#define JQ_TP_PACKET_FMT	"len=%u ecn=%u action=%s"
+#define JQ_TP_PACKET_ARGS						\
+	__entry->len, __entry->ecn, jq_show_action(__entry->action)
+
+/* drop packets from the head until the queue fits a lowered limit */
+static inline void jq_trim(struct Qdisc *sch, u32 limit, u64 *drops)
+{
+	unsigned int qlen = sch->q.qlen, bytes = 0;
+
+	while (sch->q.qlen > limit) {
+		struct sk_buff *skb = __qdisc_dequeue_head(&sch->q);
+
+		bytes += qdisc_pkt_len(skb);
+		qdisc_qstats_backlog_dec(sch, skb);
+		rtnl_qdisc_drop(skb, sch);
+		(*drops)++;
+	}
+	qdisc_tree_reduce_backlog(sch, qlen - sch->q.qlen, bytes);
 }
 
 #endif /* JERSEY_JQ_SKB_H */

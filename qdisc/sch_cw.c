@@ -56,6 +56,11 @@ struct cw_sched_data {
 	u64			overlimits;
 };
 
+/*
+ * Parsed strictly (nla_parse_nested): unknown attributes, wrong lengths and
+ * trailing bytes are refused; cw_validate() checks the ranges, each with
+ * its own message.
+ */
 static const struct nla_policy cw_policy[TCA_CW_MAX + 1] = {
 	[TCA_CW_LIMIT]		= { .type = NLA_U32 },
 	[TCA_CW_THRESH]		= { .type = NLA_U32 },
@@ -232,22 +237,6 @@ static int cw_parse(struct cw_params *p, struct nlattr **tb,
 	return cw_validate(p, tb, extack);
 }
 
-/* drop packets from the head until the queue fits a lowered limit */
-static void cw_trim(struct Qdisc *sch, struct cw_sched_data *q)
-{
-	unsigned int qlen = sch->q.qlen, bytes = 0;
-
-	while (sch->q.qlen > q->p.limit) {
-		struct sk_buff *skb = __qdisc_dequeue_head(&sch->q);
-
-		bytes += qdisc_pkt_len(skb);
-		qdisc_qstats_backlog_dec(sch, skb);
-		rtnl_qdisc_drop(skb, sch);
-		q->tail_drops++;
-	}
-	qdisc_tree_reduce_backlog(sch, qlen - sch->q.qlen, bytes);
-}
-
 static int cw_change(struct Qdisc *sch, struct nlattr *opt,
 		     struct netlink_ext_ack *extack)
 {
@@ -257,10 +246,11 @@ static int cw_change(struct Qdisc *sch, struct nlattr *opt,
 	bool remeasure;
 	int err;
 
-	if (!opt)
+	if (!opt) {
+		NL_SET_ERR_MSG(extack, "cw: options are required");
 		return -EINVAL;
-	err = nla_parse_nested_deprecated(tb, TCA_CW_MAX, opt, cw_policy,
-					  extack);
+	}
+	err = nla_parse_nested(tb, TCA_CW_MAX, opt, cw_policy, extack);
 	if (err < 0)
 		return err;
 	err = cw_parse(&p, tb, extack);
@@ -275,7 +265,7 @@ static int cw_change(struct Qdisc *sch, struct nlattr *opt,
 	sch->limit = p.limit;
 	if (remeasure)
 		cw_measure_reset(sch, q);
-	cw_trim(sch, q);
+	jq_trim(sch, q->p.limit, &q->tail_drops);
 	sch_tree_unlock(sch);
 	return 0;
 }

@@ -62,7 +62,13 @@ struct vcrr_sched_data {
 	u64			overlimits;
 };
 
+/*
+ * Parsed strictly (nla_parse_nested): unknown attributes, wrong lengths and
+ * trailing bytes are refused; vcrr_validate() checks the ranges, each with
+ * its own message.
+ */
 static const struct nla_policy vcrr_policy[TCA_VCRR_MAX + 1] = {
+	[TCA_VCRR_PAD]		= { .type = NLA_REJECT },
 	[TCA_VCRR_LIMIT]	= { .type = NLA_U32 },
 	[TCA_VCRR_RATE]		= { .type = NLA_U64 },
 	[TCA_VCRR_GAMMA]	= { .type = NLA_U32 },
@@ -166,6 +172,12 @@ static int vcrr_validate(struct vcrr_cfg *c, struct nlattr **tb,
 				    "vcrr: window must be in (0, 60s]");
 		return -EINVAL;
 	}
+	if (c->window > (u64)c->interval * VCRR_WINDOW_INTERVALS) {
+		NL_SET_ERR_MSG_ATTR(extack,
+				    tb[TCA_VCRR_WINDOW] ?: tb[TCA_VCRR_INTERVAL],
+				    "vcrr: window must be at most 64 intervals");
+		return -EINVAL;
+	}
 	if (!c->qref || c->qref > TC_JERSEY_INTERVAL_MAX_US) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_VCRR_QREF],
 				    "vcrr: qref must be in (0, 60s]");
@@ -217,22 +229,6 @@ static void vcrr_params_apply(struct vcrr_sched_data *q)
 			(u64)q->cfg.qref * NSEC_PER_USEC, q->cfg.est);
 }
 
-/* drop packets from the head until the queue fits a lowered limit */
-static void vcrr_trim(struct Qdisc *sch, struct vcrr_sched_data *q)
-{
-	unsigned int qlen = sch->q.qlen, bytes = 0;
-
-	while (sch->q.qlen > q->cfg.limit) {
-		struct sk_buff *skb = __qdisc_dequeue_head(&sch->q);
-
-		bytes += qdisc_pkt_len(skb);
-		qdisc_qstats_backlog_dec(sch, skb);
-		rtnl_qdisc_drop(skb, sch);
-		q->tail_drops++;
-	}
-	qdisc_tree_reduce_backlog(sch, qlen - sch->q.qlen, bytes);
-}
-
 static int vcrr_change(struct Qdisc *sch, struct nlattr *opt,
 		       struct netlink_ext_ack *extack)
 {
@@ -246,8 +242,7 @@ static int vcrr_change(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG(extack, "vcrr: rate (the link capacity) is required");
 		return -EINVAL;
 	}
-	err = nla_parse_nested_deprecated(tb, TCA_VCRR_MAX, opt, vcrr_policy,
-					  extack);
+	err = nla_parse_nested(tb, TCA_VCRR_MAX, opt, vcrr_policy, extack);
 	if (err < 0)
 		return err;
 	err = vcrr_parse(&c, tb, extack);
@@ -267,7 +262,7 @@ static int vcrr_change(struct Qdisc *sch, struct nlattr *opt,
 	q->cfg = c;
 	sch->limit = c.limit;
 	vcrr_params_apply(q);
-	vcrr_trim(sch, q);
+	jq_trim(sch, q->cfg.limit, &q->tail_drops);
 	sch_tree_unlock(sch);
 	return 0;
 }
@@ -360,6 +355,7 @@ MODULE_ALIAS_NET_SCH("vcrr");
 static int __init vcrr_module_init(void)
 {
 	BUILD_BUG_ON(VCRR_P_ONE != TC_VCRR_PROB_ONE);
+	BUILD_BUG_ON(VCRR_WINDOW_INTERVALS != 64);	/* the extack message */
 	BUILD_BUG_ON((int)VCRR_EST_COUNT != (int)TC_VCRR_EST_COUNT);
 	BUILD_BUG_ON((int)VCRR_EST_TSW != (int)TC_VCRR_EST_TSW);
 	BUILD_BUG_ON((int)VCRR_EST_CSFQ != (int)TC_VCRR_EST_CSFQ);

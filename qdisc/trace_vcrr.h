@@ -32,36 +32,24 @@ TRACE_EVENT(vcrr_enqueue,
 	TP_ARGS(sch, qlen, prob, updates, rate, ecn, action, len),
 
 	TP_STRUCT__entry(
-		__field(u32, netns)
-		__array(char, dev, IFNAMSIZ)
-		__field(u32, handle)
-		__field(u32, qlen)
+		JQ_TP_QDISC_ENTRY
 		__field(u64, prob)
 		__field(u64, updates)
 		__field(u64, rate)
-		__field(u32, len)
-		__field(u8, ecn)
-		__field(u8, action)
+		JQ_TP_PACKET_ENTRY
 	),
 
 	TP_fast_assign(
-		__entry->netns = jq_netns(sch);
-		strscpy(__entry->dev, qdisc_dev(sch)->name, IFNAMSIZ);
-		__entry->handle = sch->handle;
-		__entry->qlen = qlen;
+		JQ_TP_ASSIGN(sch, qlen, len, ecn, action);
 		__entry->prob = prob;
 		__entry->updates = updates;
 		__entry->rate = rate;
-		__entry->len = len;
-		__entry->ecn = ecn;
-		__entry->action = action;
 	),
 
-	TP_printk("netns=%u dev=%s handle=%x qlen=%u prob=%llu updates=%llu rate=%llu len=%u ecn=%u action=%s",
-		  __entry->netns, __entry->dev, __entry->handle >> 16,
-		  __entry->qlen, __entry->prob, __entry->updates,
-		  __entry->rate, __entry->len, __entry->ecn,
-		  jq_show_action(__entry->action))
+	TP_printk(JQ_TP_QDISC_FMT " prob=%llu updates=%llu rate=%llu "
+		  JQ_TP_PACKET_FMT,
+		  JQ_TP_QDISC_ARGS, __entry->prob, __entry->updates,
+		  __entry->rate, JQ_TP_PACKET_ARGS)
 );
 
 #endif /* _TRACE_VCRR_H */
