@@ -11,6 +11,7 @@
 
 #ifdef __KERNEL__
 #include <linux/types.h>
+#include <linux/bitops.h>
 #include <linux/math64.h>
 #include <linux/limits.h>
 #else
@@ -37,8 +38,19 @@ static inline u64 div64_u64(u64 dividend, u64 divisor)
 }
 #endif
 
+/* the bit length of x (0 for 0) */
+static inline unsigned int jq_fls64(u64 x)
+{
+#ifdef __KERNEL__
+	return fls64(x);
+#else
+	return x ? 64 - __builtin_clzll(x) : 0;
+#endif
+}
+
 #define JQ_NSEC_PER_SEC		1000000000ULL
 #define JQ_NSEC_PER_USEC	1000ULL
+#define JQ_USEC_PER_SEC		1000000ULL
 
 /* a * b / c for b, c < 2^32: exact, rounded down, saturating at U64_MAX */
 static inline u64 jq_mul_div32(u64 a, u64 b, u64 c)
@@ -64,12 +76,19 @@ static inline void jq_mul64(u64 a, u64 b, u64 *hi, u64 *lo)
 	*hi = ah * bh + (lh >> 32) + (hl >> 32) + (mid >> 32);
 }
 
+/* the unit tests count the slow divisions (none per packet) */
+#ifndef JQ_DIV128_HOOK
+#define JQ_DIV128_HOOK() do { } while (0)
+#endif
+
 /* hi : lo / c, rounded down, saturating at U64_MAX; c > 0.  Bitwise. */
 static inline u64 jq_div128(u64 hi, u64 lo, u64 c)
 {
 	u64 q = 0, r = hi;
 	bool carry;
 	int i;
+
+	JQ_DIV128_HOOK();
 
 	if (hi >= c)
 		return U64_MAX;

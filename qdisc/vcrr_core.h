@@ -38,8 +38,14 @@
 #define VCRR_P_SHIFT		32
 #define VCRR_P_ONE		(1ULL << VCRR_P_SHIFT)
 #define VCRR_FRAC_SHIFT		16
-/* after this many intervals without arrivals p is simply zeroed */
-#define VCRR_MAX_CATCHUP	64
+/*
+ * The TSW window / CSFQ constant spans at most this many intervals: an
+ * estimate then follows its input within a few dozen intervals, and the
+ * one-step catch-up of vcrr_advance() averages over a decay it can see.
+ */
+#define VCRR_WINDOW_INTERVALS	64
+/* intervals vcrr_advance() closes one by one before the closed form */
+#define VCRR_STEPS		1
 
 enum vcrr_estimator {
 	VCRR_EST_COUNT,
@@ -54,6 +60,8 @@ struct vcrr_params {
 	u64 empty;	/* what an interval without arrivals subtracts from p */
 	u64 interval;	/* ns */
 	u64 window;	/* TSW window T / CSFQ constant K, ns */
+	u32 interval_us;
+	u32 window_us;
 	u32 est;	/* enum vcrr_estimator */
 };
 
@@ -86,6 +94,8 @@ static inline void vcrr_params_set(struct vcrr_params *pp, u64 rate, u32 gamma,
 	pp->empty = (u64)-vcrr_excess(0, pp->vc_dt, pp->ref);
 	pp->interval = interval;
 	pp->window = window;
+	pp->interval_us = (u32)div64_u64(interval, JQ_NSEC_PER_USEC);
+	pp->window_us = (u32)div64_u64(window, JQ_NSEC_PER_USEC);
 	pp->est = est;
 }
 
@@ -101,6 +111,26 @@ static inline void vcrr_state_init(struct vcrr_state *s,
 	s->updates = 0;
 }
 
+/*
+ * d / ref in 1/2^32 units for d < ref: both are shifted until ref fits 32
+ * bits (relative error below 2^-31), so one 64-bit division does it.
+ */
+static inline u64 vcrr_frac(u64 d, u64 ref)
+{
+	unsigned int sh = jq_fls64(ref) > 32 ? jq_fls64(ref) - 32 : 0;
+
+	return div64_u64((d >> sh) << 32, ref >> sh);
+}
+
+/* a * b / c in microseconds when c (ns) exceeds 32 bits; b < 2^32 */
+static inline u64 vcrr_mul_div_ns(u64 a, u64 b_ns, u64 b_us, u64 c_ns)
+{
+	if (c_ns <= U32_MAX)
+		return jq_mul_div(a, b_ns, c_ns);
+	c_ns = div64_u64(c_ns, JQ_NSEC_PER_USEC);
+	return jq_mul_div(a, b_us, c_ns < U32_MAX ? c_ns : U32_MAX);
+}
+
 /* (x - v) / ref in 1/2^32 units, clamped to [-1, 1]; ref > 0 */
 static inline s64 vcrr_excess(u64 x, u64 v, u64 ref)
 {
@@ -110,7 +140,7 @@ static inline s64 vcrr_excess(u64 x, u64 v, u64 ref)
 
 	if (d >= ref)
 		return neg ? -(s64)VCRR_P_ONE : (s64)VCRR_P_ONE;
-	r = jq_mul_div(d, VCRR_P_ONE, ref);	/* < 2^32 as d < ref */
+	r = vcrr_frac(d, ref);
 	return neg ? -(s64)r : (s64)r;
 }
 
@@ -165,34 +195,62 @@ static inline u64 vcrr_expm1_over_x(u64 x)
 	u64 g = VCRR_P_ONE;
 	int k;
 
-	if (x >= VCRR_P_ONE)
-		return jq_mul_div(VCRR_P_ONE - vcrr_exp_neg(x), VCRR_P_ONE, x);
+	if (x >= VCRR_P_ONE) {
+		/* 1 - e^-x, shifted by 32: 2^64 (e^-x = 0) is taken as U64_MAX */
+		u64 num = VCRR_P_ONE - vcrr_exp_neg(x);
+
+		num = num >= VCRR_P_ONE ? U64_MAX : num << 32;
+		return div64_u64(num, x);
+	}
 	/* sum (-x)^k / (k+1)! = 1 - x/2(1 - x/3(1 - x/4(...))) */
 	for (k = 15; k >= 2; k--)
 		g = VCRR_P_ONE - ((x * g) >> 32) / k;
 	return g;
 }
 
+/*
+ * The per-packet estimates take no 128-bit division at any accepted setting
+ * (windows up to 60 s, rates up to 2^40 bytes/s): a time that does not fit
+ * 32 bits in ns is taken in us.
+ */
+
 /* TSW estimate at time now, with an arrival of s bytes (s = 0: none) */
-static inline u64 vcrr_tsw(u64 y, u64 last, u64 now, u64 win, u32 s)
+static inline u64 vcrr_tsw(const struct vcrr_params *pp, u64 y, u64 last,
+			   u64 now, u32 s)
 {
 	/* bytes in the window, q16; then spread over window + gap */
-	u64 bytes = jq_mul_div(y, win, JQ_NSEC_PER_SEC) + ((u64)s << 16);
+	u64 bytes = jq_mul_div(y, pp->window_us, JQ_USEC_PER_SEC) +
+		    ((u64)s << 16);
 
-	return jq_mul_div(bytes, JQ_NSEC_PER_SEC, win + (now - last));
+	return vcrr_mul_div_ns(bytes, JQ_NSEC_PER_SEC, JQ_USEC_PER_SEC,
+			       pp->window + (now - last));
+}
+
+/* delta / K in 1/2^32 units, at most 64 (e^-64 is 0 to 2^-92) */
+static inline u64 vcrr_csfq_x(u64 delta, u64 k, u32 k_us)
+{
+	if (delta >= k * 64)
+		return 64ULL << 32;
+	if (delta <= U32_MAX && k <= U32_MAX)
+		return jq_mul_div32(VCRR_P_ONE, delta, k);
+	/* delta < 64 K <= 2^32 us */
+	return div64_u64(div64_u64(delta, JQ_NSEC_PER_USEC) << 32, k_us);
 }
 
 /* CSFQ estimate at time now, with an arrival of s bytes (s = 0: none) */
-static inline u64 vcrr_csfq(u64 y, u64 last, u64 now, u64 k, u32 s)
+static inline u64 vcrr_csfq(const struct vcrr_params *pp, u64 y, u64 last,
+			    u64 now, u32 s)
 {
-	u64 x = jq_mul_div(now - last, VCRR_P_ONE, k);	/* delta / K */
+	u64 k = pp->window;
+	u64 x = vcrr_csfq_x(now - last, k, pp->window_us);
 	u64 decayed = jq_mul_shr32(y, vcrr_exp_neg(x));
 	u64 fresh;
 
 	if (!s)
 		return decayed;
 	/* (1 - e^-x) * s / delta = s / K * (1 - e^-x) / x */
-	fresh = jq_mul_div((u64)s << 16, JQ_NSEC_PER_SEC, k);
+	fresh = vcrr_mul_div_ns((u64)s << 16, JQ_NSEC_PER_SEC, JQ_USEC_PER_SEC,
+				k);
 	fresh = jq_mul_shr32(fresh, vcrr_expm1_over_x(x));
 	return decayed + fresh;
 }
@@ -204,8 +262,8 @@ static inline u64 vcrr_rate_at(const struct vcrr_params *pp,
 	if (now <= s->last)
 		return s->y;
 	if (pp->est == VCRR_EST_TSW)
-		return vcrr_tsw(s->y, s->last, now, pp->window, 0);
-	return vcrr_csfq(s->y, s->last, now, pp->window, 0);
+		return vcrr_tsw(pp, s->y, s->last, now, 0);
+	return vcrr_csfq(pp, s->y, s->last, now, 0);
 }
 
 /* close the interval ending at s->next (no arrival after it yet) */
@@ -218,7 +276,8 @@ static inline void vcrr_close_interval(const struct vcrr_params *pp,
 		u64 x = jq_shl16_sat(s->arrived);
 
 		delta = vcrr_excess(x, pp->vc_dt, pp->ref);
-		s->y_used = jq_mul_div(x, JQ_NSEC_PER_SEC, pp->interval);
+		s->y_used = vcrr_mul_div_ns(x, JQ_NSEC_PER_SEC, JQ_USEC_PER_SEC,
+					    pp->interval);
 	} else {
 		/*
 		 * The estimate is defined at arrivals (8.37, 8.38); use the one
@@ -231,8 +290,8 @@ static inline void vcrr_close_interval(const struct vcrr_params *pp,
 		else
 			s->y_used = vcrr_rate_at(pp, s, s->next);
 		/* y dt against vc dt, as the counter */
-		delta = vcrr_excess(jq_mul_div(s->y_used, pp->interval,
-					       JQ_NSEC_PER_SEC),
+		delta = vcrr_excess(jq_mul_div(s->y_used, pp->interval_us,
+					       JQ_USEC_PER_SEC),
 				    pp->vc_dt, pp->ref);
 	}
 	s->p = vcrr_p_add(s->p, delta);
@@ -241,33 +300,109 @@ static inline void vcrr_close_interval(const struct vcrr_params *pp,
 	s->updates++;
 }
 
+#define VCRR_LN2	2977044472ULL	/* ln 2 * 2^32 */
+
+/* ln f for f in [1, 2), in 1/2^32: 2 atanh((f - 1) / (f + 1)), 8 terms */
+static inline u64 vcrr_ln1(u64 f)
+{
+	u64 z = div64_u64((f - VCRR_P_ONE) << 32, f + VCRR_P_ONE);
+	u64 z2 = (z * z) >> 32, t = z, sum = 0;
+	unsigned int k;
+
+	for (k = 1; k <= 15; k += 2) {	/* z <= 1/3: error < 2^-32 */
+		sum += t / k;
+		t = (t * z2) >> 32;
+	}
+	return 2 * sum;
+}
+
+/* ln x for x >= 1, in 1/2^32 */
+static inline u64 vcrr_ln(u64 x)
+{
+	unsigned int k = jq_fls64(x) - 1;
+	u64 f = k <= 32 ? x << (32 - k) : x >> (k - 32);
+
+	return k * VCRR_LN2 + vcrr_ln1(f);
+}
+
 /*
- * Perform every interval end up to now (lazily, before the next event).
- * Intervals without arrivals each subtract pp->empty (counter), or use the
- * decayed estimate (TSW, CSFQ) for up to VCRR_MAX_CATCHUP intervals, after
- * which the estimate is taken as 0 and they subtract pp->empty too.
+ * The mean of the estimate at the m >= 2 interval ends first, first + dt,
+ * ... (no arrival since s->last <= first - dt).  CSFQ's decays by
+ * r = e^(-dt/K) an interval: the mean is y(first) (1 - r^m) / ((1 - r) m),
+ * exactly.  TSW's is y T / (A + i dt) at the i-th end, A = T + first -
+ * last: its first term exactly, the others as the integral (midpoint rule)
+ * y T / dt * ln((2A + (2m - 1) dt) / (2A + dt)), within 0.3 %.
+ */
+static inline u64 vcrr_mean_rate(const struct vcrr_params *pp,
+				 const struct vcrr_state *s, u64 first, u64 m)
+{
+	u64 y1 = vcrr_rate_at(pp, s, first), dt = pp->interval;
+	u64 x, rm, r, g, a2, ln;
+
+	if (pp->est == VCRR_EST_TSW) {
+		a2 = 2 * (pp->window + first - s->last);
+		ln = vcrr_ln(a2 + (2 * m - 1) * dt) - vcrr_ln(a2 + dt);
+		g = jq_mul_div(s->y, pp->window_us, pp->interval_us);
+		return div64_u64(y1 + jq_mul_shr32(g, ln), m);
+	}
+	/* x = dt / K in (0, 64], and m x <= 64 unless r^m is 0 anyway */
+	x = vcrr_csfq_x(dt, pp->window, pp->window_us);
+	r = vcrr_exp_neg(x);
+	rm = m > div64_u64(64ULL << 32, x) ? 0 : vcrr_exp_neg(x * m);
+	/* sum of r^i, i < m, in 1/2^32: (1 - r^m) / (1 - r) <= 1 / (1 - r) */
+	g = rm ? (VCRR_P_ONE - rm) << 32 : U64_MAX;
+	g = div64_u64(g, VCRR_P_ONE - r);
+	return div64_u64(jq_mul_shr32(y1, g), m);
+}
+
+/* p + n * e clamped to [0, 1], for any n (e in [-1, 1]) */
+static inline u64 vcrr_p_add_n(u64 p, s64 e, u64 n)
+{
+	u64 step = e < 0 ? (u64)-e : (u64)e;
+
+	if (!step || !n)
+		return p;
+	if (e < 0)
+		return n >= div64_u64(p, step) + 1 ? 0 : p - n * step;
+	return n > div64_u64(VCRR_P_ONE - p, step) ? VCRR_P_ONE : p + n * step;
+}
+
+/*
+ * Perform every interval end up to now (lazily, before the next event), in
+ * constant time.  The first due interval is closed exactly: it holds the
+ * last arrival.  The later ones had no arrivals: the counter's each count
+ * nothing (p falls by pp->empty each); an estimator's estimate decays
+ * through them, and they are closed in one step, each adding the excess of
+ * the estimate's mean over them (vcrr_mean_rate()).  A few are closed one
+ * by one.  Stepwise, a p that reached 1 or 0 within the silence could end
+ * elsewhere; within (0, 1) the two agree.
  */
 static inline void vcrr_advance(const struct vcrr_params *pp,
 				struct vcrr_state *s, u64 now)
 {
 	unsigned int n;
 	u64 missed;
+	s64 e;
 
-	for (n = 0; n < VCRR_MAX_CATCHUP && now >= s->next; n++) {
+	for (n = 0; n < VCRR_STEPS && now >= s->next; n++) {
 		vcrr_close_interval(pp, s);
-		/* the counter's later intervals are empty: closed form below */
 		if (pp->est == VCRR_EST_COUNT)
-			break;
+			break;	/* the later ones: closed form below */
 	}
 	if (now < s->next)
 		return;
 	missed = div64_u64(now - s->next, pp->interval) + 1;
-	/* p -= missed * empty, clamped at 0; missed * empty <= p <= 2^32 */
-	if (!pp->empty || missed <= div64_u64(s->p, pp->empty))
-		s->p -= missed * pp->empty;
-	else
-		s->p = 0;
-	s->y_used = 0;
+	if (pp->est == VCRR_EST_COUNT) {
+		e = -(s64)pp->empty;
+		s->y_used = 0;
+	} else {
+		s->y_used = missed == 1 ? vcrr_rate_at(pp, s, s->next) :
+			    vcrr_mean_rate(pp, s, s->next, missed);
+		e = vcrr_excess(jq_mul_div(s->y_used, pp->interval_us,
+					   JQ_USEC_PER_SEC),
+				pp->vc_dt, pp->ref);
+	}
+	s->p = vcrr_p_add_n(s->p, e, missed);
 	s->next += missed * pp->interval;
 	s->updates += missed;
 }
@@ -278,11 +413,11 @@ static inline void vcrr_arrival(const struct vcrr_params *pp,
 {
 	s->arrived += len;
 	if (pp->est == VCRR_EST_TSW)
-		s->y = vcrr_tsw(s->y, s->last, now < s->last ? s->last : now,
-				pp->window, len);
+		s->y = vcrr_tsw(pp, s->y, s->last,
+				now < s->last ? s->last : now, len);
 	else if (pp->est == VCRR_EST_CSFQ)
-		s->y = vcrr_csfq(s->y, s->last, now < s->last ? s->last : now,
-				 pp->window, len);
+		s->y = vcrr_csfq(pp, s->y, s->last,
+				 now < s->last ? s->last : now, len);
 	if (now > s->last)
 		s->last = now;
 }

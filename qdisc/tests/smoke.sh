@@ -109,6 +109,11 @@ o=json.loads(sys.argv[1])[0]['options']
 assert o=={'limit':200,'rate':625000,'gamma':0.9,'interval':40000,'estimator':'csfq','window':100000,'qref':40000,'nonect':'drop'}, o" "$out"
 check "vcrr xstats shown" sh -c "'$TC' -s qdisc show dev d0 | grep -q 'prob 0.000000'"
 expect_err "vcrr: rate must be in (0, 2^40] bytes/s" qdisc change dev d0 root vcrr rate 0
+expect_err "vcrr: window must be at most 64 intervals" qdisc change dev d0 root vcrr interval 1ms window 65ms
+expect_err "vcrr: window must be at most 64 intervals" qdisc change dev d0 root vcrr interval 1ms
+expect_ok qdisc change dev d0 root vcrr interval 1ms window 64ms
+check "vcrr window of 64 intervals" shows d0 "interval 1ms estimator csfq window 64ms"
+expect_ok qdisc change dev d0 root vcrr interval 40ms window 100ms
 expect_ok qdisc change dev d0 root vcrr rate 100gbit
 check "vcrr 100gbit" shows d0 "rate 100Gbit"
 expect_ok qdisc del dev d0 root

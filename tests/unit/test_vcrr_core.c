@@ -2,6 +2,10 @@
 /* Unit tests of qdisc/vcrr_core.h (and the helpers of qdisc/jq_math.h). */
 #include <math.h>
 
+/* counts jq_div128() calls: none may happen per packet */
+static unsigned long div128_calls;
+#define JQ_DIV128_HOOK() (div128_calls++)
+
 #include "check.h"
 #include "vcrr_core.h"
 
@@ -421,6 +425,91 @@ static void estimator_drives_p(void)
 	}
 }
 
+/*
+ * Packets through the extreme accepted settings (interval 1 us and 60 s,
+ * window up to 64 intervals and 60 s, rate 1 and 2^40 bytes/s, qref 60 s,
+ * every estimator, after gaps up to an hour): the per-packet path
+ * (vcrr_advance + vcrr_arrival) takes no 128-bit division, and p stays
+ * in [0, 1].
+ */
+static void no_slow_division_per_packet(void)
+{
+	static const u64 rates[] = { 1, 125000, 1ULL << 40 };
+	static const u64 ivals[] = { 1000, 20 * MS, 60 * SEC };
+	static const u64 gaps[] = { 0, 700, 3 * MS, 5 * SEC, 3600 * SEC };
+	unsigned int r, i, w, e, g, n;
+
+	for (r = 0; r < 3; r++)
+	for (i = 0; i < 3; i++)
+	for (w = 0; w < 2; w++)
+	for (e = 0; e < 3; e++) {
+		struct vcrr_params pp;
+		struct vcrr_state s;
+		u64 win = w ? ivals[i] * VCRR_WINDOW_INTERVALS : ivals[i];
+		u64 now = 1000 * SEC;
+
+		if (win > 60 * SEC)
+			win = 60 * SEC;
+		vcrr_params_set(&pp, rates[r], 3 * 65536 / 2, ivals[i], win,
+				60 * SEC, e);
+		vcrr_state_init(&s, &pp, now);
+		div128_calls = 0;
+		for (g = 0; g < 5; g++)
+			for (n = 0; n < 50; n++) {
+				now += gaps[g] + (rnd32() & 1023);
+				vcrr_advance(&pp, &s, now);
+				vcrr_arrival(&pp, &s, now, 64 + (rnd32() & 65535));
+				CHECK_CMP(s.p, <=, VCRR_P_ONE);
+			}
+		CHECK_CMP(div128_calls, ==, 0);
+	}
+}
+
+/*
+ * A silence after a burst: vcrr_advance() closes the intervals without
+ * arrivals in one step, with the estimate at the middle of the silence; the
+ * exact stepwise integration (vcrr_close_interval() on each) ends within
+ * 0.005 of it while p stays inside (0, 1).
+ */
+static void ln_accuracy(void)
+{
+	static const double xs[] = { 1, 1.5, 2, 3, 1000, 123456789, 1e15, 1.8e19 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(xs) / sizeof(xs[0]); i++)
+		CHECK_NEAR((double)vcrr_ln((u64)xs[i]) / 4294967296.0,
+			   log((double)(u64)xs[i]), 1e-8);
+}
+
+static void catch_up_in_one_step(void)
+{
+	static const u32 ests[] = { VCRR_EST_TSW, VCRR_EST_CSFQ };
+	static const unsigned int silences[] = { 2, 5, 20, 64, 300 };
+	unsigned int e, k;
+
+	for (e = 0; e < 2; e++)
+	for (k = 0; k < 5; k++) {
+		struct vcrr_params pp;
+		struct vcrr_state one, step;
+		u64 t = 100 * SEC, end;
+
+		/* 10 Mb/s, interval 1 ms, window 20 intervals, qref 1 s */
+		vcrr_params_set(&pp, 1250000, G095, MS, 20 * MS, SEC, ests[e]);
+		vcrr_state_init(&one, &pp, t);
+		one.p = VCRR_P_ONE / 2;
+		one.y = (u64)(1.5 * 1250000 * GAMMA(G095) * 65536);
+		one.last = one.next - MS / 2;
+		step = one;
+		end = one.next + silences[k] * MS;
+		vcrr_advance(&pp, &one, end);
+		while (step.next <= end)
+			vcrr_close_interval(&pp, &step);
+		CHECK_CMP(one.updates, ==, step.updates);
+		CHECK_CMP(one.next, ==, step.next);
+		CHECK_NEAR(p_d(one.p), p_d(step.p), 0.005);
+	}
+}
+
 int main(void)
 {
 	RUN(mul_div_matches_128bit);
@@ -436,5 +525,8 @@ int main(void)
 	RUN(estimators_track_constant_rate);
 	RUN(estimators_decay_when_idle);
 	RUN(estimator_drives_p);
+	RUN(no_slow_division_per_packet);
+	RUN(ln_accuracy);
+	RUN(catch_up_in_one_step);
 	return check_summary();
 }
