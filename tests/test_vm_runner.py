@@ -122,3 +122,16 @@ def test_the_guest_kernel_log_is_written_by_qemu(monkeypatch) -> None:
     for bad in ("/a b/k.log", "/a,b/k.log"):
         with pytest.raises(SystemExit, match="spaces or commas"):
             vm.vng_argv("6.1", "tcg", ["true"], 2, "2G", klog=vm.Path(bad))
+
+
+def test_a_long_command_runs_from_a_file(tmp_path: vm.Path) -> None:
+    """--exec rides on the kernel command line (cut at 2048 bytes): a long
+    command goes to a file the guest runs with sh, with its words intact."""
+    short = ["echo", "hi"]
+    assert vm.short_command(short, tmp_path / "c.sh") == (short, None)
+    long = ["printf", "%s\\n", *[f"/a path/with 'quotes' {i}" for i in range(60)]]
+    cmd, script = vm.short_command(long, tmp_path / "c.sh")
+    assert script is not None and cmd == ["sh", str(script)]
+    assert len(vm.shlex.join(cmd)) < vm.EXEC_MAX
+    out = vm.subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == long[2:]

@@ -722,10 +722,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="JSON results of every script")
     ap.add_argument("--timeout", type=float, default=120, help="seconds per script")
     args = ap.parse_args(argv)
-    # Nothing is read from stdin: in the VM it is the guest's console, and
-    # run from it directly (testbed/vm -- python -m tests.scripted.peer) the
-    # peer hung before its first script, every time; with stdin from
-    # /dev/null (or run in a process group of its own) it never did.
+    # nothing is read from stdin (in the VM, the guest's console)
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     import scapy.layers.inet  # noqa: F401  (once, before the children fork)
 
