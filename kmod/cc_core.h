@@ -59,6 +59,11 @@ static inline u64 cc_min_u64(u64 a, u64 b)
 	return a < b ? a : b;
 }
 
+static inline u64 cc_max_u64(u64 a, u64 b)
+{
+	return a > b ? a : b;
+}
+
 /*
  * What made the kernel reduce (or ask about reducing) the window.  The glue
  * (cc_glue.h) finds out which from the kernel's own events; the tracepoints

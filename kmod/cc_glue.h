@@ -354,8 +354,10 @@ static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
 	in->cwnd = cc_window_used(tp, cwnd);
 	in->bdp = 0;
 	if (tp->rate_interval_us && in->min_rtt_us)
-		in->bdp = (u32)div_u64((u64)tp->rate_delivered * in->min_rtt_us,
-				       tp->rate_interval_us);
+		in->bdp = (u32)min_t(u64, U32_MAX,
+				     div_u64(((u64)tp->rate_delivered <<
+					      LC_BDP_SHIFT) * in->min_rtt_us,
+					     tp->rate_interval_us));
 	in->ece = g->ece;
 	in->marks = m->ce_ms && lc_recent(cc_now_ms(tp), m->ce_ms, in->srtt_us,
 					  LC_CE_RTTS);

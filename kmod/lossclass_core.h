@@ -52,6 +52,7 @@
 #define LC_QUEUE_MIN_US		1000U	/*   and > 1 ms */
 #define LC_EXCESS_SHIFT		1	/* window excess: > held * 3 / 2 */
 #define LC_EXCESS_MIN		2U	/*   and > bdp + 2 segments */
+#define LC_BDP_SHIFT		8	/* bdp in 1/256 segments */
 #define LC_CE_RTTS		32U	/* the path marks: CE within 32 RTTs */
 #define LC_AI_SHIFT		8	/* alpha in Q8 */
 #define LC_AI_ONE		(1U << LC_AI_SHIFT)
@@ -67,7 +68,10 @@ struct lc_input {
 	u32	srtt_us;	/* smoothed RTT */
 	u32	min_rtt_us;	/* minimum RTT (0 = unknown) */
 	u32	cwnd;		/* segments, before the response */
-	u32	bdp;		/* segments delivered per min RTT (0 = unknown) */
+	u32	bdp;		/* segments delivered per min RTT, in 1/256
+				 * (LC_BDP_SHIFT: a slow path's 1.7 is not 1);
+				 * 0 = unknown
+				 */
 	bool	ece;		/* this ACK carried ECE */
 	bool	marks;		/* a CE echo within the last LC_CE_RTTS RTTs */
 };
@@ -90,17 +94,16 @@ static inline bool lc_standing_queue(u32 srtt_us, u32 min_rtt_us)
 static inline bool lc_window_excess(u32 cwnd, u32 bdp, u32 srtt_us,
 				    u32 min_rtt_us)
 {
-	u64 held;
-	u32 slack;
+	u64 held, slack;
 
 	if (!bdp || !min_rtt_us)
 		return false;
-	held = bdp;
+	held = bdp;	/* 1/256 segments, as cwnd << LC_BDP_SHIFT below */
 	if (srtt_us > min_rtt_us)
 		held = cc_div64((u64)bdp * srtt_us, min_rtt_us);
-	slack = cc_max_u32((u32)cc_min_u64(held, 1U << 30) >> LC_EXCESS_SHIFT,
-			   LC_EXCESS_MIN);
-	return cwnd > held && cwnd - held > slack;
+	slack = cc_max_u64(held >> LC_EXCESS_SHIFT,
+			   (u64)LC_EXCESS_MIN << LC_BDP_SHIFT);
+	return ((u64)cwnd << LC_BDP_SHIFT) > held + slack;
 }
 
 /* is this loss (without ECE: a 3rd DUPACK, a TLP repair, a timeout) congestion? */

@@ -11,7 +11,7 @@ static struct lc_input in(u32 srtt, u32 min_rtt, u32 cwnd, u32 bdp, bool ece,
 {
 	struct lc_input i = {
 		.srtt_us = srtt, .min_rtt_us = min_rtt, .cwnd = cwnd,
-		.bdp = bdp, .ece = ece, .marks = marks,
+		.bdp = bdp << LC_BDP_SHIFT, .ece = ece, .marks = marks,
 	};
 
 	return i;
@@ -33,21 +33,31 @@ static void test_standing_queue(void)
 	CHECK(!lc_standing_queue(30000, 40000));
 }
 
+#define Q(segments) ((u32)(segments) << LC_BDP_SHIFT)
+
 static void test_window_excess(void)
 {
+	/*
+	 * A slow path: 1.7 segments per 8.5 ms minimum RTT (200 segments/s),
+	 * srtt 300 ms: it holds 60.  Taken as 1 segment it would hold 35 and
+	 * a 60-segment window would look like a shallow buffer's excess.
+	 */
+	CHECK(!lc_window_excess(60, (u32)(1.7 * (1 << LC_BDP_SHIFT)), 300000, 8500));
+	CHECK(lc_window_excess(60, Q(1), 300000, 8500));
+
 	/* no queue (srtt = min_rtt): over 3/2 of the delivered BDP */
-	CHECK(!lc_window_excess(100, 0, 40000, 40000));	/* unknown */
-	CHECK(!lc_window_excess(100, 100, 40000, 0));
-	CHECK(!lc_window_excess(100, 100, 40000, 40000));
-	CHECK(!lc_window_excess(150, 100, 40000, 40000));
-	CHECK(lc_window_excess(151, 100, 40000, 40000));
-	CHECK(!lc_window_excess(6, 4, 40000, 40000));	/* at least 2 over */
-	CHECK(lc_window_excess(7, 4, 40000, 40000));
-	CHECK(!lc_window_excess(80, 100, 40000, 40000));
+	CHECK(!lc_window_excess(100, Q(0), 40000, 40000));	/* unknown */
+	CHECK(!lc_window_excess(100, Q(100), 40000, 0));
+	CHECK(!lc_window_excess(100, Q(100), 40000, 40000));
+	CHECK(!lc_window_excess(150, Q(100), 40000, 40000));
+	CHECK(lc_window_excess(151, Q(100), 40000, 40000));
+	CHECK(!lc_window_excess(6, Q(4), 40000, 40000));	/* at least 2 over */
+	CHECK(lc_window_excess(7, Q(4), 40000, 40000));
+	CHECK(!lc_window_excess(80, Q(100), 40000, 40000));
 	/* a standing queue explains the window: RTT 1.5x, cwnd 1.5x BDP */
-	CHECK(!lc_window_excess(150, 100, 60000, 40000));
-	CHECK(!lc_window_excess(225, 100, 60000, 40000));
-	CHECK(lc_window_excess(226, 100, 60000, 40000));
+	CHECK(!lc_window_excess(150, Q(100), 60000, 40000));
+	CHECK(!lc_window_excess(225, Q(100), 60000, 40000));
+	CHECK(lc_window_excess(226, Q(100), 60000, 40000));
 }
 
 static void test_classification(void)
