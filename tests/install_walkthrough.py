@@ -45,41 +45,31 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.guest import shell
+from tests.guest.shell import CheckFailed
 from tests.install_guide import TOP, Block, blocks, kbuild_modules
 
 ABI = os.uname().release
 MODDIR = Path("/lib/modules") / ABI
 SERVER = "10.77.2.2"
 LAN_HOST = "10.77.1.2"
-PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-ENV = {"PATH": PATH, "SERVER": SERVER, "HOME": "/root", "LANG": "C.UTF-8", "TERM": "dumb"}
+ENV = {**shell.ENV, "SERVER": SERVER}
 MODULES = [name for _d, name in kbuild_modules()]
 TC_MARK = b"Usage: ... vcrr"  # only the patched tc has it (scripts/install.sh)
 SYSTEM_TC = Path("/usr/sbin/tc")
 
 
-class CheckFailed(Exception):
-    pass
-
-
 def sh(cmd: str, ns: str | None = None, check: bool = True, timeout: float = 120) -> str:
-    """Run a shell command (in network namespace ns); its stdout+stderr."""
-    argv = ["bash", "-c", cmd] if ns is None else ["ip", "netns", "exec", ns, "bash", "-c", cmd]
-    p = subprocess.run(
-        argv, env=ENV, cwd=TOP, capture_output=True, text=True, timeout=timeout, check=False
-    )
-    if check and p.returncode != 0:
-        raise CheckFailed(f"`{cmd}` exit {p.returncode}: {(p.stdout + p.stderr)[-1500:]}")
-    return p.stdout + p.stderr
+    """Run a shell command (in network namespace ns) with $SERVER set."""
+    return shell.sh(cmd, ns, check, timeout, ENV)
 
 
 def ok(cmd: str) -> bool:
-    return subprocess.run(["bash", "-c", cmd], env=ENV, capture_output=True).returncode == 0
+    return shell.ok(cmd, ENV)
 
 
 def loaded() -> set[str]:
-    names = {line.split()[0] for line in Path("/proc/modules").read_text().splitlines()}
-    return names & set(MODULES)
+    return shell.loaded(MODULES)
 
 
 def is_our_tc(path: Path) -> bool:

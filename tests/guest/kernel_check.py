@@ -48,12 +48,11 @@ from testbed.net import topologies
 from testbed.net.path import Link, Loss, Queue
 from testbed.run.trial import ECN_SYSCTLS, Trial, environment, run_trials
 from testbed.traffic.flows import Flow
+from tests.guest import shell
+from tests.guest.shell import TOP, ok, sh
 
-TOP = Path(__file__).resolve().parents[2]
 ABI = os.uname().release
 MODDIR = Path("/lib/modules") / ABI
-PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-ENV = {"PATH": PATH, "HOME": "/root", "LANG": "C.UTF-8", "TERM": "dumb"}
 CCS = {"jersey": "tcp_jersey", "diffc": "tcp_diffc", "newrenolp": "tcp_newrenolp",
        "balde": "tcp_balde"}  # fmt: skip
 QDISCS = {"cw": "sch_cw", "vcrr": "sch_vcrr"}
@@ -62,22 +61,8 @@ EVENTS = ["jersey/jersey_loss", "diffc/diffc_loss", "newrenolp/newrenolp_loss", 
 MODPROBE_CONF = Path("/etc/modprobe.d/jersey.conf")
 
 
-def sh(cmd: str, ns: str | None = None, check: bool = True, timeout: float = 300) -> str:
-    """Run a shell command (in network namespace ns) from the checkout; stdout+stderr."""
-    argv = ["bash", "-c", cmd] if ns is None else ["ip", "netns", "exec", ns, "bash", "-c", cmd]
-    p = subprocess.run(argv, env=ENV, cwd=TOP, capture_output=True, text=True, timeout=timeout)
-    if check and p.returncode != 0:
-        raise RuntimeError(f"`{cmd}` exit {p.returncode}: {(p.stdout + p.stderr)[-2000:]}")
-    return p.stdout + p.stderr
-
-
-def ok(cmd: str) -> bool:
-    return subprocess.run(["bash", "-c", cmd], env=ENV, capture_output=True).returncode == 0
-
-
 def loaded() -> set[str]:
-    names = {line.split()[0] for line in Path("/proc/modules").read_text().splitlines()}
-    return names & set(MODULES)
+    return shell.loaded(MODULES)
 
 
 class Check:
