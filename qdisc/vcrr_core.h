@@ -44,8 +44,6 @@
  * one-step catch-up of vcrr_advance() averages over a decay it can see.
  */
 #define VCRR_WINDOW_INTERVALS	64
-/* intervals vcrr_advance() closes one by one before the closed form */
-#define VCRR_STEPS		1
 
 enum vcrr_estimator {
 	VCRR_EST_COUNT,
@@ -266,6 +264,13 @@ static inline u64 vcrr_rate_at(const struct vcrr_params *pp,
 	return vcrr_csfq(pp, s->y, s->last, now, 0);
 }
 
+/* an estimated rate y's excess in an interval: y dt against vc dt */
+static inline s64 vcrr_rate_excess(const struct vcrr_params *pp, u64 y)
+{
+	return vcrr_excess(jq_mul_div(y, pp->interval_us, JQ_USEC_PER_SEC),
+			   pp->vc_dt, pp->ref);
+}
+
 /* close the interval ending at s->next (no arrival after it yet) */
 static inline void vcrr_close_interval(const struct vcrr_params *pp,
 				       struct vcrr_state *s)
@@ -289,10 +294,7 @@ static inline void vcrr_close_interval(const struct vcrr_params *pp,
 			s->y_used = s->y;
 		else
 			s->y_used = vcrr_rate_at(pp, s, s->next);
-		/* y dt against vc dt, as the counter */
-		delta = vcrr_excess(jq_mul_div(s->y_used, pp->interval_us,
-					       JQ_USEC_PER_SEC),
-				    pp->vc_dt, pp->ref);
+		delta = vcrr_rate_excess(pp, s->y_used);
 	}
 	s->p = vcrr_p_add(s->p, delta);
 	s->arrived = 0;
@@ -373,22 +375,19 @@ static inline u64 vcrr_p_add_n(u64 p, s64 e, u64 n)
  * last arrival.  The later ones had no arrivals: the counter's each count
  * nothing (p falls by pp->empty each); an estimator's estimate decays
  * through them, and they are closed in one step, each adding the excess of
- * the estimate's mean over them (vcrr_mean_rate()).  A few are closed one
- * by one.  Stepwise, a p that reached 1 or 0 within the silence could end
- * elsewhere; within (0, 1) the two agree.
+ * the estimate's mean over them (vcrr_mean_rate()).  Stepwise, a p that
+ * reached 1 or 0 within the silence could end elsewhere; within (0, 1) the
+ * two agree.
  */
 static inline void vcrr_advance(const struct vcrr_params *pp,
 				struct vcrr_state *s, u64 now)
 {
-	unsigned int n;
 	u64 missed;
 	s64 e;
 
-	for (n = 0; n < VCRR_STEPS && now >= s->next; n++) {
-		vcrr_close_interval(pp, s);
-		if (pp->est == VCRR_EST_COUNT)
-			break;	/* the later ones: closed form below */
-	}
+	if (now < s->next)
+		return;
+	vcrr_close_interval(pp, s);
 	if (now < s->next)
 		return;
 	missed = div64_u64(now - s->next, pp->interval) + 1;
@@ -398,9 +397,7 @@ static inline void vcrr_advance(const struct vcrr_params *pp,
 	} else {
 		s->y_used = missed == 1 ? vcrr_rate_at(pp, s, s->next) :
 			    vcrr_mean_rate(pp, s, s->next, missed);
-		e = vcrr_excess(jq_mul_div(s->y_used, pp->interval_us,
-					   JQ_USEC_PER_SEC),
-				pp->vc_dt, pp->ref);
+		e = vcrr_rate_excess(pp, s->y_used);
 	}
 	s->p = vcrr_p_add_n(s->p, e, missed);
 	s->next += missed * pp->interval;
