@@ -93,15 +93,6 @@ struct balde_est {
 	u8	flags;
 };
 
-/* one ACK as seen by the estimator */
-struct balde_ack {
-	u64	now_us;		/* local arrival time */
-	u32	bytes;		/* newly delivered bytes (L_k) */
-	u32	tsval;		/* receiver timestamp, if has_ts */
-	u32	tick_us;	/* receiver us per TSval tick (1 or 1000) */
-	bool	has_ts;
-};
-
 /* what a completed sample was, for tracing */
 struct balde_sample {
 	u64	bw;		/* Bw_k, bytes/s */
@@ -197,7 +188,7 @@ static inline u32 balde_filter(struct balde_est *e, u64 bw)
 	return a;
 }
 
-static inline void balde_set_ref(struct balde_est *e, const struct balde_ack *a,
+static inline void balde_set_ref(struct balde_est *e, const struct cc_ack *a,
 				 bool ts)
 {
 	e->ref_us = a->now_us;
@@ -212,7 +203,7 @@ static inline void balde_set_ref(struct balde_est *e, const struct balde_ack *a,
 
 /* the receiver's clock against ours after BALDE_TS_CHECK_US */
 static inline void balde_check_tick(struct balde_est *e,
-				    const struct balde_ack *a)
+				    const struct cc_ack *a)
 {
 	u32 el, ts_el;
 	u64 rx;
@@ -240,7 +231,7 @@ static inline void balde_check_tick(struct balde_est *e,
 }
 
 static inline bool balde_uses_ts(const struct balde_est *e,
-				 const struct balde_ack *a)
+				 const struct cc_ack *a)
 {
 	return a->has_ts && a->tick_us && !(e->flags & BALDE_F_TS_BAD);
 }
@@ -249,7 +240,7 @@ static inline bool balde_uses_ts(const struct balde_est *e,
  * Process one ACK (or DUPACK).  Returns true when it completed a sample
  * (described in *out) that went through the filter.
  */
-static inline bool balde_est_ack(struct balde_est *e, const struct balde_ack *a,
+static inline bool balde_est_ack(struct balde_est *e, const struct cc_ack *a,
 				 struct balde_sample *out)
 {
 	bool ts = balde_uses_ts(e, a);

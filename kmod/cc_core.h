@@ -84,4 +84,16 @@ enum cc_event {
 	{ CC_EV_TLP,	"tlp" },		\
 	{ CC_EV_LOCAL,	"local" }
 
+/*
+ * One ACK as a delivery-rate estimator sees it (jersey's ARE, balde's
+ * SARBE); the glue fills it with cc_ack_read().
+ */
+struct cc_ack {
+	u64	now_us;		/* local arrival time */
+	u32	bytes;		/* newly delivered bytes (L) */
+	u32	tsval;		/* receiver timestamp, if has_ts */
+	u32	tick_us;	/* receiver us per TSval tick (1 or 1000) */
+	bool	has_ts;
+};
+
 #endif /* _JERSEY_CC_CORE_H */

@@ -338,6 +338,25 @@ static inline u32 cc_window_used(const struct tcp_sock *tp, u32 cwnd)
 }
 
 /*
+ * The delivery sample of an ACK for a rate estimator: the data newly
+ * delivered since the previous ACK (tp->delivered then, in *@delivered,
+ * which this advances) and the receiver's timestamp with its tick.
+ */
+static inline void cc_ack_read(const struct sock *sk, u32 *delivered,
+			       struct cc_ack *a)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u64 bytes = (u64)(tp->delivered - *delivered) * tp->mss_cache;
+
+	a->now_us = tp->tcp_mstamp;
+	a->bytes = (u32)min_t(u64, bytes, U32_MAX);
+	a->tsval = tp->rx_opt.rcv_tsval;
+	a->tick_us = compat_tcp_usec_ts(tp) ? 1 : 1000;
+	a->has_ts = tp->rx_opt.tstamp_ok && tp->rx_opt.saw_tstamp;
+	*delivered = tp->delivered;
+}
+
+/*
  * The classifier's view of the path: smoothed and minimum RTT, and the
  * segments delivered per minimum RTT by the kernel's latest delivery rate
  * sample (tcp_rate.c: delivered over the interval of the ACKed packet).

@@ -100,11 +100,8 @@ struct jersey_est {
 
 /* one ACK as seen by the estimator */
 struct jersey_ack {
-	u64	now_us;		/* local arrival time */
-	u32	bytes;		/* newly delivered bytes (L) */
-	u32	tsval;		/* receiver timestamp, if has_ts */
+	struct cc_ack	ack;	/* its delivery sample (tick_us unused: learnt) */
 	u32	tau_us;		/* jersey_tau() */
-	bool	has_ts;
 	u8	mode;		/* enum jersey_mode */
 	u8	filter;		/* enum jersey_filter */
 };
@@ -332,20 +329,20 @@ static inline bool jersey_est_ack(struct jersey_est *e,
 				  const struct jersey_ack *a,
 				  struct jersey_sample *out)
 {
-	u64 sum = (u64)e->acc + a->bytes;
+	u64 sum = (u64)e->acc + a->ack.bytes;
 	u32 bytes = (u32)cc_min_u64(sum, 0xffffffffULL);
 	u32 tau = a->tau_us;
 	bool use_ts;
 	u64 delta = 0;
 
-	if (a->has_ts)
-		jersey_tick_learn(e, a->tsval, a->now_us);
-	use_ts = a->mode != JERSEY_MODE_ACK && a->has_ts && e->tick &&
+	if (a->ack.has_ts)
+		jersey_tick_learn(e, a->ack.tsval, a->ack.now_us);
+	use_ts = a->mode != JERSEY_MODE_ACK && a->ack.has_ts && e->tick &&
 		 (e->flags & JERSEY_F_TS_REF) &&
 		 !(e->flags & JERSEY_F_TS_BROKEN);
 
 	if (use_ts) {
-		s32 d = (s32)(a->tsval - e->ref_tsval);
+		s32 d = (s32)(a->ack.tsval - e->ref_tsval);
 
 		if (d > 0) {
 			u64 floor = jersey_ticks_to_us(e->tick,
@@ -355,23 +352,23 @@ static inline bool jersey_est_ack(struct jersey_est *e,
 			if (tau < floor)
 				tau = (u32)floor;
 		} else if (a->mode == JERSEY_MODE_AUTO &&
-			 a->now_us > e->ref_us &&
-			 a->now_us - e->ref_us > jersey_ts_stall_us(e)) {
+			 a->ack.now_us > e->ref_us &&
+			 a->ack.now_us - e->ref_us > jersey_ts_stall_us(e)) {
 			e->flags |= JERSEY_F_TS_BROKEN;
 			use_ts = false;
 		}
 	}
-	if (!use_ts && a->now_us > e->ref_us)
-		delta = a->now_us - e->ref_us;
+	if (!use_ts && a->ack.now_us > e->ref_us)
+		delta = a->ack.now_us - e->ref_us;
 
 	if (!delta) {
 		e->acc = bytes;
 		return false;
 	}
 	e->acc = 0;
-	e->ref_us = a->now_us;
-	if (a->has_ts) {
-		e->ref_tsval = a->tsval;
+	e->ref_us = a->ack.now_us;
+	if (a->ack.has_ts) {
+		e->ref_tsval = a->ack.tsval;
 		e->flags |= JERSEY_F_TS_REF;
 	}
 	jersey_filter(e, a->filter, bytes, delta, tau);

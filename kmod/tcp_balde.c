@@ -96,17 +96,10 @@ static void balde_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct balde *ca = inet_csk_ca(sk);
-	u64 bytes = (u64)(tp->delivered - ca->delivered) * tp->mss_cache;
 	struct balde_sample out;
-	struct balde_ack ack = {
-		.now_us	= tp->tcp_mstamp,
-		.bytes	= (u32)min_t(u64, bytes, U32_MAX),
-		.tsval	= tp->rx_opt.rcv_tsval,
-		.tick_us = compat_tcp_usec_ts(tp) ? 1 : 1000,
-		.has_ts	= tp->rx_opt.tstamp_ok && tp->rx_opt.saw_tstamp,
-	};
+	struct cc_ack ack;
 
-	ca->delivered = tp->delivered;
+	cc_ack_read(sk, &ca->delivered, &ack);
 	if (balde_est_ack(&ca->est, &ack, &out))
 		trace_balde_sample(sk, &out, ca->est.ebw);
 	if (sample->rtt_us > 0)

@@ -337,14 +337,9 @@ static void jersey_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct jersey *ca = inet_csk_ca(sk);
-	u64 bytes = (u64)(tp->delivered - ca->delivered) * tp->mss_cache;
 	struct jersey_sample out;
 	struct jersey_ack ack = {
-		.now_us	= tp->tcp_mstamp,
-		.bytes	= (u32)min_t(u64, bytes, U32_MAX),
-		.tsval	= tp->rx_opt.rcv_tsval,
 		.tau_us	= jersey_tau(tp->srtt_us >> 3, tp->mdev_us >> 2),
-		.has_ts	= tp->rx_opt.tstamp_ok && tp->rx_opt.saw_tstamp,
 		.mode	= ca->mode,
 		.filter	= ca->filter,
 	};
@@ -352,7 +347,7 @@ static void jersey_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	if (sample->rtt_us > 0 &&
 	    (!ca->rtt_min || (u32)sample->rtt_us < ca->rtt_min))
 		ca->rtt_min = sample->rtt_us;
-	ca->delivered = tp->delivered;
+	cc_ack_read(sk, &ca->delivered, &ack.ack);
 	if (jersey_est_ack(&ca->est, &ack, &out))
 		trace_jersey_sample(sk, jersey_rate_bps(ca->est.are), &out,
 				    ca->est.tick);

@@ -46,9 +46,7 @@ TRACE_EVENT(balde_loss,
 		CC_TP_LOSS_ENTRY
 		__field(__u64, ebw)
 		__field(__u32, ocwnd)
-		__field(__u32, v_milli)
-		__field(__u32, rtt)
-		__field(__u32, rtt_min)
+		CC_TP_PRED_ENTRY
 	),
 
 	TP_fast_assign(
@@ -56,15 +54,12 @@ TRACE_EVENT(balde_loss,
 				  d->cwnd, d->ssthresh);
 		__entry->ebw = ebw;
 		__entry->ocwnd = ocwnd;
-		__entry->v_milli = p->v_milli;
-		__entry->rtt = p->rtt;
-		__entry->rtt_min = p->rtt_min;
+		CC_TP_PRED_ASSIGN(p);
 	),
 
-	TP_printk(CC_TP_LOSS_FMT("cause") " ebw=%llu ocwnd=%u v_milli=%u rtt=%u rtt_min=%u",
+	TP_printk(CC_TP_LOSS_FMT("cause") " ebw=%llu ocwnd=%u" CC_TP_PRED_FMT,
 		  CC_TP_LOSS_ARGS(show_balde_cause),
-		  __entry->ebw, __entry->ocwnd, __entry->v_milli,
-		  __entry->rtt, __entry->rtt_min)
+		  __entry->ebw, __entry->ocwnd, CC_TP_PRED_ARGS)
 );
 
 TRACE_EVENT(balde_sample,

@@ -84,6 +84,26 @@
 	show(__entry->cause), __entry->cwnd_before,			\
 	__entry->cwnd_after, __entry->ssthresh
 
+/*
+ * The Vegas predictor's state (newrenolp_core.h, used by newrenolp and
+ * balde) at the end of an event: V in thousandths of a segment, the RTT it
+ * used and the minimum RTT (us).
+ */
+#define CC_TP_PRED_ENTRY						\
+	__field(__u32, v_milli)						\
+	__field(__u32, rtt)						\
+	__field(__u32, rtt_min)
+
+#define CC_TP_PRED_ASSIGN(p)						\
+	do {								\
+		__entry->v_milli = (p)->v_milli;			\
+		__entry->rtt = (p)->rtt;				\
+		__entry->rtt_min = (p)->rtt_min;			\
+	} while (0)
+
+#define CC_TP_PRED_FMT	" v_milli=%u rtt=%u rtt_min=%u"
+#define CC_TP_PRED_ARGS	__entry->v_milli, __entry->rtt, __entry->rtt_min
+
 #define show_cc_event(e)	__print_symbolic(e, CC_EVENT_NAMES)
 
 /* in each trace header: the event names for its trace system */

@@ -44,24 +44,19 @@ TRACE_EVENT(newrenolp_loss,
 	TP_STRUCT__entry(
 		CC_TP_LOSS_ENTRY
 		__field(__u32, flight)
-		__field(__u32, v_milli)
-		__field(__u32, rtt)
-		__field(__u32, rtt_min)
+		CC_TP_PRED_ENTRY
 	),
 
 	TP_fast_assign(
 		CC_TP_LOSS_ASSIGN(sk, ev, d->cause, cwnd_before,
 				  d->cwnd, d->ssthresh);
 		__entry->flight = flight;
-		__entry->v_milli = p->v_milli;
-		__entry->rtt = p->rtt;
-		__entry->rtt_min = p->rtt_min;
+		CC_TP_PRED_ASSIGN(p);
 	),
 
-	TP_printk(CC_TP_LOSS_FMT("cause") " flight=%u v_milli=%u rtt=%u rtt_min=%u",
+	TP_printk(CC_TP_LOSS_FMT("cause") " flight=%u" CC_TP_PRED_FMT,
 		  CC_TP_LOSS_ARGS(show_nrlp_cause),
-		  __entry->flight, __entry->v_milli, __entry->rtt,
-		  __entry->rtt_min)
+		  __entry->flight, CC_TP_PRED_ARGS)
 );
 
 #endif /* _TRACE_NEWRENOLP_H */

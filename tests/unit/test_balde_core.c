@@ -129,7 +129,7 @@ static void test_filter_noise(void)
 static bool feed64(struct balde_est *e, u64 now, u32 bytes, bool has_ts,
 		   u32 tsval, struct balde_sample *s)
 {
-	struct balde_ack a = {
+	struct cc_ack a = {
 		.now_us = now, .bytes = bytes, .tsval = tsval, .tick_us = 1000,
 		.has_ts = has_ts,
 	};

@@ -55,8 +55,9 @@ static bool feed(struct run *r, u64 now, u32 bytes, bool has_ts, u32 tsval,
 		 u32 tau)
 {
 	struct jersey_ack a = {
-		.now_us = now, .bytes = bytes, .tsval = tsval, .tau_us = tau,
-		.has_ts = has_ts, .mode = r->mode, .filter = r->filter,
+		.ack = { .now_us = now, .bytes = bytes, .tsval = tsval,
+			 .has_ts = has_ts },
+		.tau_us = tau, .mode = r->mode, .filter = r->filter,
 	};
 	struct jersey_sample s;
 
