@@ -362,6 +362,27 @@ def test_basic_statistics() -> None:
     assert ms["median"] == 1.0 and ms["max_rel_dev"] == pytest.approx(0.1)
 
 
+def test_median_ci_is_a_bootstrap_interval_and_none_below_three_runs() -> None:
+    assert metrics.median_ci([1.0]) is None and metrics.median_ci([1.0, 2.0]) is None
+    # five runs: the bootstrap median is the smallest run with probability 5.8 % > 2.5 %
+    assert metrics.median_ci([5.0, 1.0, 4.0, 2.0, 3.0]) == (1.0, 5.0)
+    # twenty-one runs 0..20: the interval narrows around the median 10 and holds it
+    lo, hi = metrics.median_ci([float(x) for x in range(21)]) or (0.0, 0.0)
+    assert 4 <= lo < 10 < hi <= 16
+    # seeded: the same runs give the same interval
+    xs = [3.1, 2.9, 3.4, 3.0, 2.7, 3.3, 3.2]
+    assert metrics.median_ci(xs) == metrics.median_ci(list(xs))
+    assert math.isnan(metrics.median_spread([1.0, 2.0])["ci_lo"])
+
+
+def test_table_cells_give_the_median_and_its_ci_or_the_run_count() -> None:
+    five = metrics.median_spread([5.0, 1.0, 4.0, 2.0, 3.0])
+    assert report.cell_text(five, ".1f") == "3.0 [1.0, 5.0]"
+    assert report.cell_text(metrics.median_spread([2.0]), ".2f") == "2.00 (n=1)"
+    assert report.error_bar([2.0, 4.0]) == (3.0, 0.0, 0.0)
+    assert report.error_bar([5.0, 1.0, 4.0, 2.0, 3.0]) == (3.0, 2.0, 2.0)
+
+
 def test_route_and_counter_truth() -> None:
     cfg = [{"a": "src", "b": "gw"}, {"a": "gw", "b": "rcv"}]
     assert metrics.route(cfg, "src", "rcv") == ["src->gw", "gw->rcv"]
@@ -547,7 +568,7 @@ def test_report_from_synthetic_runs(tmp_path: Path) -> None:
     text = path.read_text()
     assert "Repeatability" in text and "| jersey | 3 |" in text and "pass" in text
     page = (out / "fig5_11" / "fig5_11.md").read_text()
-    assert "| reno | 1.20 | 1.19 |" in page
+    assert "| reno | 1.20 [1.16, 1.26] | 1.19 [1.15, 1.25] |" in page
     assert "n/a (bbr)" in page
     for ext in ("png", "svg"):
         assert (out / "fig5_11" / f"goodput.{ext}").stat().st_size > 1000

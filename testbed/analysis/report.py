@@ -8,7 +8,10 @@ scenario ``OUT/<scenario>/<scenario>.md`` (its tables), ``summary.json``
 (``<name>.png`` and ``.svg``), then ``OUT/report.md`` linking them all,
 with the acceptance checks (ground-truth validation, repeatability).
 
-Values are medians over runs; figures draw min..max whiskers.  Metric names
+Values are medians over runs with a 95 % percentile-bootstrap confidence
+interval (``median [lo, hi]``, :func:`testbed.analysis.metrics.median_ci`);
+a cell from fewer than 3 runs says ``(n=1)`` or ``(n=2)`` instead, and
+figures draw the same interval as error bars, none below 3 runs.  Metric names
 are keys of the point metrics (dotted for nested ones, e.g.
 ``drops.link_share``); a ``_mbps``/``_kbps`` suffix converts a ``_bps``
 metric.  A cell is empty when no run produced the value.
@@ -147,6 +150,24 @@ def cell_values(recs: list[dict[str, Any]], name: str) -> list[float]:
     return [v for r in recs if (v := value(r, name)) is not None]
 
 
+def cell_text(ms: dict[str, float], fmt: str) -> str:
+    """``median [lo, hi]`` (95 % CI), or ``median (n=k)`` below 3 runs."""
+    med = format(ms["median"], fmt)
+    if math.isnan(ms["ci_lo"]):
+        return f"{med} (n={ms['runs']:.0f})"
+    return f"{med} [{format(ms['ci_lo'], fmt)}, {format(ms['ci_hi'], fmt)}]"
+
+
+def error_bar(vals: list[float]) -> tuple[float, float, float]:
+    """The median of a figure's point and its CI as distances below and above
+    it (0, 0 below 3 runs: no bar)."""
+    med = statistics.median(vals)
+    ci = metrics.median_ci(vals)
+    if ci is None:
+        return med, 0.0, 0.0
+    return med, med - ci[0], ci[1] - med
+
+
 def table(
     recs: list[dict[str, Any]],
     spec: dict[str, Any],
@@ -193,7 +214,7 @@ def table(
                 dev = ms["max_rel_dev"]
                 cells.append(f"{dev * 100:.1f}" if not math.isnan(dev) else "")
             else:
-                cells.append(format(ms["median"], fmt))
+                cells.append(cell_text(ms, fmt))
         lines.append(f"| {fmt_axis(rv, rows_k)} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n", data
 
@@ -285,8 +306,7 @@ def fig_lines_or_bars(
                 ]
                 vals = cell_values(sub, y)
                 if vals:
-                    med = statistics.median(vals)
-                    pts.append((xv if numeric else j, med, med - min(vals), max(vals) - med))
+                    pts.append((xv if numeric else j, *error_bar(vals)))
             if not pts:
                 continue
             if sv is None:
@@ -668,8 +688,8 @@ def build(out: Path, names: list[str] | None = None) -> Path:
         f"{' (dirty)' if meta.get('dirty') == 'yes' else ''}.",
         "",
         "Every number is a real measurement of iperf3 flows on the kernel's TCP stack (values are"
-        " medians of repeated runs); each point's JSON in `<scenario>/runs/` holds every parameter,"
-        " seed and tool version.",
+        " medians of repeated runs with a 95 % percentile-bootstrap CI in brackets); each point's"
+        " JSON in `<scenario>/runs/` holds every parameter, seed and tool version.",
         "",
     ]
     md += acceptance(sums)
