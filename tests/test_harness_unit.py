@@ -532,15 +532,33 @@ def test_point_metrics_of_a_synthetic_point() -> None:
 # -- resume and report ------------------------------------------------------------------
 
 
-def test_resume_skips_only_finished_points(tmp_path: Path) -> None:
+def test_resume_skips_only_finished_points_of_the_same_identity_and_kernel(
+    tmp_path: Path,
+) -> None:
     p = scenario.load("fig5_11").points("quick")[0]
     f = harness.point_file(tmp_path, p)
-    assert not harness.done(f)
-    harness.write_json(f, {"status": "unavailable"})
-    assert not harness.done(f)
-    harness.write_json(f, {"status": "ok"})
-    assert harness.done(f)
+    mine = {"identity": p.identity, "versions": {"kernel": "6.12.95+deb12-amd64"}}
+    assert not harness.done(f, p, "6.12.95+deb12-amd64")
+    harness.write_json(f, {"status": "unavailable", **mine})
+    assert not harness.done(f, p, "6.12.95+deb12-amd64")
+    harness.write_json(f, {"status": "ok", **mine})
+    assert harness.done(f, p, "6.12.95+deb12-amd64")
     assert f.parent.name == "runs" and f.name == f"{p.id}.json"
+    # another kernel, or a result from before identities: run again
+    assert not harness.done(f, p, "6.1.0-56-amd64")
+    harness.write_json(f, {"status": "ok", "versions": mine["versions"]})
+    assert not harness.done(f, p, "6.12.95+deb12-amd64")
+
+
+def test_point_identity_follows_every_override_of_the_spec() -> None:
+    base = scenario.load("fig5_11").points("quick")
+    again = scenario.load("fig5_11").points("quick")
+    assert [p.identity for p in base] == [p.identity for p in again]
+    assert len({p.identity for p in base}) == len(base)
+    for key, val in (("duration_s", "7"), ("modules.tcp_jersey.classify", "safe")):
+        other = scenario.load("fig5_11", scenario.parse_set([f"{key}={val}"])).points("quick")
+        assert [p.id for p in other] == [p.id for p in base]
+        assert not {p.identity for p in other} & {p.identity for p in base}, key
 
 
 def test_report_from_synthetic_runs(tmp_path: Path) -> None:

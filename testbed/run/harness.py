@@ -208,14 +208,22 @@ def point_file(out: Path, point: scenario.Point) -> Path:
     return out / point.scenario / "runs" / f"{point.id}.json"
 
 
-def done(path: Path) -> bool:
-    """Has this point a finished result (status ok)?"""
+def done(path: Path, point: scenario.Point, kernel: str | None = None) -> bool:
+    """Has this point a finished result (status ok) of the same identity
+    (:attr:`testbed.run.scenario.Point.identity`) on this kernel?  A result
+    of another spec, duration, module parameters, overrides or kernel is run
+    again (and replaced)."""
     if not path.exists():
         return False
     try:
-        return bool(json.loads(path.read_text()).get("status") == "ok")
+        doc = json.loads(path.read_text())
     except (json.JSONDecodeError, OSError):
         return False
+    return bool(
+        doc.get("status") == "ok"
+        and doc.get("identity") == point.identity
+        and doc.get("versions", {}).get("kernel") == (kernel or platform.release())
+    )
 
 
 def write_json(path: Path, doc: Mapping[str, object]) -> None:
@@ -375,6 +383,7 @@ class Runner:
             "scenario": point.scenario,
             "title": sc.title,
             "point": point.id,
+            "identity": point.identity,
             "values": point.values,
             "run": point.run,
             "profile": self.profile or "full",
@@ -418,7 +427,7 @@ class Runner:
         counts = {"ok": 0, "skipped": 0, "unavailable": 0, "error": 0}
         todo: list[scenario.Point] = []
         for p in points:
-            if done(point_file(self.out, p)):
+            if done(point_file(self.out, p), p):
                 counts["skipped"] += 1
             else:
                 todo.append(p)

@@ -105,6 +105,7 @@ class PointRecord(TrialResult, total=False):
     scenario: str
     title: str
     point: str  # the point id, e.g. "cc=reno,per=0.01,run=0"
+    identity: str  # hash of the resolved spec, seeds and run (Point.identity)
     values: dict[str, Any]  # the sweep's values (display form)
     run: int
     profile: str

@@ -21,7 +21,9 @@ scenarios/*.toml for examples.
 from __future__ import annotations
 
 import copy
+import hashlib
 import itertools
+import json
 import re
 import tomllib
 import zlib
@@ -298,6 +300,16 @@ class Point:
     def id(self) -> str:
         parts = [f"{k}={slug(v)}" for k, v in self.values.items()]
         return ",".join([*parts, f"run={self.run}"])
+
+    @property
+    def identity(self) -> str:
+        """A hash of everything that makes this trial what it is: the fully
+        resolved spec (topology, flows, traffic, duration, module parameters,
+        sysctls, monitors, after profile and ``--set`` overrides), its seeds and
+        its run.  A result is reused only for a point of the same identity."""
+        what = {"spec": self.spec, "seed": self.seed, "traffic": self.traffic_seed, "run": self.run}
+        text = json.dumps(what, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
     def key(self) -> tuple[tuple[str, Any], ...]:
