@@ -594,6 +594,27 @@ def test_report_from_synthetic_runs(tmp_path: Path) -> None:
     assert summary["tables"]["goodput"]["jersey|0.01"]["runs"] == 3
 
 
+def test_report_refuses_a_point_above_the_bottleneck_capacity(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    runs = out / "fig5_11" / "runs"
+    runs.mkdir(parents=True)
+    for run in range(3):
+        doc = fake_point("reno", 0.0, run, 1.5e6)
+        (runs / f"{doc['point']}.json").write_text(json.dumps(doc))
+    # 2.5 Mb/s through the 2 Mb/s bottleneck: a bug, not a result
+    bad = fake_point("jersey", 0.0, 0, 2.5e6)
+    (runs / f"{bad['point']}.json").write_text(json.dumps(bad))
+    m = metrics.point_metrics(bad)  # type: ignore[arg-type]
+    assert m["impossible"] == "goodput 2.500 Mb/s above the bottleneck's capacity 2.000 Mb/s"
+    assert "impossible" not in metrics.point_metrics(fake_point("jersey", 0.0, 0, 2.0e6))  # type: ignore[arg-type]
+    report.build(out, ["fig5_11"])
+    summary = json.loads((out / "fig5_11" / "summary.json").read_text())
+    assert summary["counts"] == {"ok": 3, "unavailable": 0, "error": 1}
+    assert "jersey|0" not in summary["tables"]["goodput"]
+    page = (out / "fig5_11" / "fig5_11.md").read_text()
+    assert "errors: cc=jersey,per=0,run=0: goodput 2.500 Mb/s above" in page
+
+
 def test_receiver_intervals_from_iperf3_server_text() -> None:
     from testbed.traffic.flows import _intervals
 

@@ -277,6 +277,27 @@ def link_config(result: PointRecord, direction: str) -> tuple[float, float]:
     raise KeyError(direction)
 
 
+# measured goodput may exceed the capacity by this much (clock and interval edges)
+CAPACITY_SLACK = 1.02
+
+
+def impossible(m: Mapping[str, Any], capacity_bps: float) -> str | None:
+    """Why a trial's goodput (in total, or in the metrics window) cannot be
+    real: above the bottleneck's capacity.  None when it can."""
+    if not capacity_bps:
+        return None
+    for what, bps in (
+        ("goodput", m.get("goodput_bps")),
+        ("window goodput", (m.get("window") or {}).get("goodput_bps")),
+    ):
+        if bps is not None and bps > capacity_bps * CAPACITY_SLACK:
+            return (
+                f"{what} {bps / 1e6:.3f} Mb/s above the bottleneck's capacity "
+                f"{capacity_bps / 1e6:.3f} Mb/s"
+            )
+    return None
+
+
 def point_metrics(result: PointRecord) -> dict[str, Any]:
     """Every metric of one trial (see the module docstring)."""
     spec = result.get("spec", {})
@@ -322,6 +343,9 @@ def point_metrics(result: PointRecord) -> dict[str, Any]:
         out["loss_mean"] = per
         out["ceiling_bps"] = ceiling(rate, per)
         out["goodput_norm"] = out["goodput_bps"] / rate if rate else math.nan
+        over = impossible(out, rate)
+        if over:
+            out["impossible"] = over
         for g in ground:
             if g["link"] == bott:
                 offered = g["queue_packets"] + g["queue_drops"]

@@ -54,6 +54,8 @@ def load_points(out: Path, name: str) -> list[PointRecord]:
             continue
         if doc.get("status") == "ok":
             doc["metrics"] = metrics.point_metrics(doc)
+            if doc["metrics"].get("impossible"):  # refused, whatever the file says
+                doc["status"], doc["error"] = "error", doc["metrics"]["impossible"]
         docs.append(doc)
     return docs
 

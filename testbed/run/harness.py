@@ -537,6 +537,9 @@ class Runner:
             errors = [f["error"] for f in doc["flows"] if "error" in f]
             doc["status"] = "error" if errors and len(errors) == len(doc["flows"]) else "ok"
             m = doc["metrics"]
+            if m.get("impossible"):  # a bug to find, not a number to plot
+                doc["status"], doc["error"] = "error", m["impossible"]
+                errors.append(m["impossible"])
             line = f"goodput {m['goodput_bps'] / 1e6:.3f} Mb/s"
             if m.get("accuracy") is not None:
                 line += f", accuracy {m['accuracy']:.2f}"
