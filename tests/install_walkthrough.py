@@ -311,8 +311,7 @@ def main() -> int:
         help="comma-separated README blocks not to run (e.g. dkms,dkms-remove)",
     )
     args = ap.parse_args()
-    if "virtme" not in Path("/proc/cmdline").read_text():
-        print("install_walkthrough: only in a throwaway VM (testbed/vm --bare)", file=sys.stderr)
+    if not shell.in_throwaway_vm("install_walkthrough"):
         return 2
     w = Walkthrough()
     t0 = time.monotonic()

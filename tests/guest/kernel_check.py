@@ -262,8 +262,7 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=10)
     ap.add_argument("--cycles", type=int, default=5)
     args = ap.parse_args()
-    if "virtme" not in Path("/proc/cmdline").read_text():
-        print("kernel_check: only in a throwaway VM (testbed/vm --bare)", file=sys.stderr)
+    if not shell.in_throwaway_vm("kernel_check"):
         return 2
     c = Check()
     t0 = time.monotonic()

@@ -5,6 +5,7 @@ by bash with root's standard PATH, from the checkout."""
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
@@ -14,6 +15,15 @@ ENV = {"PATH": PATH, "HOME": "/root", "LANG": "C.UTF-8", "TERM": "dumb"}
 
 class CheckFailed(RuntimeError):
     """A command that had to succeed did not."""
+
+
+def in_throwaway_vm(name: str) -> bool:
+    """Is this a testbed/vm guest (whose system these scripts may change)?
+    If not, say so on stderr as @name."""
+    if "virtme" in Path("/proc/cmdline").read_text():
+        return True
+    print(f"{name}: only in a throwaway VM (testbed/vm --bare)", file=sys.stderr)
+    return False
 
 
 def sh(cmd: str, ns: str | None = None, check: bool = True, timeout: float = 300,
