@@ -38,7 +38,7 @@ SPEC_SCENARIOS = {
     "satellite",
     "groundtruth",
 }
-COMPARATORS = {"reno", "cubic", "westwood", "veno", "vegas", "bbr"}
+COMPARATORS = {"reno", "cubic", "westwood", "veno", "vegas", "bbr", "hybla", "illinois", "yeah"}
 
 
 def test_every_spec_scenario_has_a_file() -> None:

@@ -34,7 +34,7 @@ from testbed.run import scenario
 from testbed.run.records import PointRecord
 
 # the kernel's schemes every goodput figure must show next to ours
-COMPARATORS = ("reno", "cubic", "westwood", "veno", "vegas", "bbr")
+COMPARATORS = ("reno", "cubic", "westwood", "veno", "vegas", "bbr", "hybla", "illinois", "yeah")
 OURS = ("jersey", "diffc", "newrenolp", "balde")
 MARKERS = "os^vD<>ph*xP+"
 REPEAT_TOLERANCE = 0.10
