@@ -697,3 +697,20 @@ def test_flow_timeout_from_the_scenario() -> None:
     assert all(f.timeout_s == 330 for f in p.flows())
     q = scenario.load("fig5_11").points()[0]
     assert all(f.timeout_s is None for f in q.flows())  # iperf3's default: duration + 60 s
+
+
+def test_cpu_load_from_proc_stat(tmp_path: Path) -> None:
+    from testbed.measure.monitors import cpu_load, cpu_times
+
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 2 3\n")
+    before = cpu_times(str(stat))
+    stat.write_text("cpu  160 0 90 870 60 5 5 10 0 0\n")
+    after = cpu_times(str(stat))
+    # 200 jiffies: 60 user + 40 system + 5 irq + 5 softirq + 10 steal busy, 70 idle + 10 iowait
+    assert cpu_load(before, after) == {"busy": 0.6, "steal": 0.05}
+    assert math.isnan(cpu_load(after, after)["busy"])
+    assert len(cpu_times()) == 8  # this machine's own
+    doc = fake_point("reno", 0.0, 0, 1.5e6)
+    doc["cpu"] = {"busy": 0.6, "steal": 0.0, "cpus": 2}
+    assert metrics.point_metrics(doc)["cpu_busy"] == 0.6  # type: ignore[arg-type]

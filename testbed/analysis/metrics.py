@@ -334,6 +334,10 @@ def point_metrics(result: PointRecord) -> dict[str, Any]:
 
         a, b = mean(share[0]), mean(share[1])
         out["share"] = a / b if b > 0 else math.nan
+    # the machine's load while the flows ran (TCG: a busy guest delays packets)
+    if "cpu" in result:
+        out["cpu_busy"] = result["cpu"].get("busy")
+        out["cpu_steal"] = result["cpu"].get("steal")
     # bottleneck: ceiling, congestion and wireless drop rates
     bott = mcfg.get("bottleneck")
     ground = result.get("links", [])

@@ -7,6 +7,9 @@
 * :class:`Pinger`: ``ping -D`` along a path: RTT samples and jitter.
 * :class:`SsSampler`: ``ss -tin`` in a sender's namespace: cwnd, srtt,
   rttvar and, for jersey (and bbr), the rate estimate (``bbr:(bw:...)``).
+* :func:`cpu_times` / :func:`cpu_load`: the machine's CPU busy and steal
+  fractions over a trial (``/proc/stat``), which every point records: under
+  TCG a saturated guest delays packets and ACKs.
 
 Sampling costs CPU under TCG; intervals of 0.2-0.5 s keep it small.
 """
@@ -23,6 +26,27 @@ from typing import Any
 
 from testbed.net.path import IP, TC, Path
 from testbed.programs import require
+
+
+def cpu_times(stat: str = "/proc/stat") -> list[int]:
+    """The aggregate ``cpu`` line of /proc/stat: user, nice, system, idle,
+    iowait, irq, softirq, steal (jiffies of all CPUs)."""
+    with open(stat) as f:
+        fields = f.readline().split()
+    if not fields or fields[0] != "cpu":
+        raise RuntimeError(f"{stat}: no aggregate cpu line")
+    return [int(x) for x in fields[1:9]]
+
+
+def cpu_load(before: list[int], after: list[int]) -> dict[str, float]:
+    """Busy (neither idle nor iowait) and steal fractions of the CPU time
+    between two :func:`cpu_times`."""
+    d = [a - b for a, b in zip(after, before, strict=True)]
+    total = sum(d)
+    if total <= 0:
+        return {"busy": float("nan"), "steal": float("nan")}
+    idle = d[3] + d[4]
+    return {"busy": round((total - idle) / total, 4), "steal": round(d[7] / total, 4)}
 
 
 class QdiscSampler:

@@ -543,6 +543,8 @@ class Runner:
             line = f"goodput {m['goodput_bps'] / 1e6:.3f} Mb/s"
             if m.get("accuracy") is not None:
                 line += f", accuracy {m['accuracy']:.2f}"
+            if m.get("cpu_busy") is not None:
+                line += f", cpu {m['cpu_busy']:.0%}"
             if errors:
                 line += f", {len(errors)} flow errors: {errors[0]}"
         except Exception as e:  # a failed point must not stop the sweep
