@@ -714,3 +714,37 @@ def test_cpu_load_from_proc_stat(tmp_path: Path) -> None:
     doc = fake_point("reno", 0.0, 0, 1.5e6)
     doc["cpu"] = {"busy": 0.6, "steal": 0.0, "cpus": 2}
     assert metrics.point_metrics(doc)["cpu_busy"] == 0.6  # type: ignore[arg-type]
+
+
+def test_safety_checks_of_the_bottlenecks_scenario() -> None:
+    def rec(ours: str, gw: str, per: float, mix: str, run: int, **m: float) -> dict[str, Any]:
+        return {"_level": "point", "path": "20M-40ms", "ours": ours, "gw": gw, "per": per,
+                "mix": mix, "run": run, **m}  # fmt: skip
+
+    DROP = "bottleneck.congestion_drop_rate"
+    recs = []
+    for run in range(5):
+        recs += [
+            rec("cubic", "pfifo", 0, "alone", run, **{DROP: 0.010}),
+            rec("jersey", "pfifo", 0, "alone", run, **{DROP: 0.012}, accuracy=0.95),
+            rec("diffc", "pfifo", 0, "alone", run, **{DROP: 0.030 + run / 1000}, accuracy=0.5),
+            rec("bbr", "vcrr", 0.01, "alone", run, goodput_bps=19e6, ceiling_bps=19.8e6),
+            rec("jersey", "vcrr", 0.01, "alone", run, goodput_bps=18.9e6, ceiling_bps=19.8e6),
+            rec("jersey", "cw-aq", 0, "2+2cubic", run, share=1.1),
+        ]
+    text = "\n".join(report.safety_checks(recs))
+    line = {(row.split("|")[1].strip(), row.split("|")[2].strip()): row for row in text.splitlines()
+            if row.startswith("| ") and "criterion" not in row}  # fmt: skip
+    drop = "drop-tail, PER 0, alone: congestion drop rate <= 1.5x cubic's"
+    assert line[(drop, "jersey")].endswith("| <= 0.015 | pass |")
+    assert "| 5 | 0.032 [0.03, 0.034] | <= 0.015 | FAIL |" in line[(drop, "diffc")]
+    acc = "drop-tail, PER 0, alone: loss-classification accuracy >= 0.9"
+    assert line[(acc, "jersey")].endswith("pass |") and line[(acc, "diffc")].endswith("FAIL |")
+    assert line[("vcrr, PER 1 %, alone: goodput >= 0.98x bbr's", "jersey")].endswith(
+        "| >= 1.862e+07 | pass |"
+    )
+    assert line[("vcrr, PER 1 %, alone: goodput >= 0.93 of C(1-PER)", "jersey")].endswith("pass |")
+    share = "cw-aq, PER 0, 2 + 2 cubic: per-flow goodput / cubic's in 0.8-1.25"
+    assert line[(share, "jersey")].endswith("| 0.8 - 1.25 | pass |")
+    # no bbr at drop-tail 1 %: that row is not claimed
+    assert "drop-tail, PER 1 %, alone: goodput" not in text

@@ -667,6 +667,92 @@ def acceptance(sums: dict[str, dict[str, Any]]) -> list[str]:
                 f"| {ms['max_rel_dev'] * 100:.1f}% | {verdict} |"
             )
         md.append("")
+    bn = sums.get("bottlenecks")
+    if bn:
+        md += safety_checks(bn["recs"])
+    return md
+
+
+# The product's safety and fairness criteria on the bottlenecks scenario's
+# 20 Mb/s, 40 ms path (medians over runs): (criterion, scheme's selection,
+# metric, bound against a reference scheme's median or a constant).
+SAFE_PATH = "20M-40ms"
+SAFE_OURS = ("jersey", "diffc")
+
+
+def _safety_rows() -> list[tuple[str, dict[str, Any], str, str | None, float, float]]:
+    """(criterion, selection, metric, reference scheme or None, low, high): the
+    scheme's median must lie in [low, high] times the reference's median (or
+    in [low, high] itself without a reference)."""
+    inf = math.inf
+    rows: list[tuple[str, dict[str, Any], str, str | None, float, float]] = [
+        ("drop-tail, PER 0, alone: congestion drop rate <= 1.5x cubic's",
+         {"gw": "pfifo", "per": 0, "mix": "alone"}, "bottleneck.congestion_drop_rate",
+         "cubic", 0.0, 1.5),
+        ("drop-tail, PER 0, alone: loss-classification accuracy >= 0.9",
+         {"gw": "pfifo", "per": 0, "mix": "alone"}, "accuracy", None, 0.9, inf),
+        ("drop-tail, PER 1 %, alone: goodput >= 0.9x bbr's",
+         {"gw": "pfifo", "per": 0.01, "mix": "alone"}, "goodput_bps", "bbr", 0.9, inf),
+        ("drop-tail, PER 1 %, alone: retransmitted bytes <= 3 % of bytes sent",
+         {"gw": "pfifo", "per": 0.01, "mix": "alone"}, "retrans_fraction", None, 0.0, 0.03),
+    ]  # fmt: skip
+    for gw in ("pfifo", "cw-aq", "cw-pq", "vcrr", "red-ecn", "fq_codel-ecn", "pie-ecn"):
+        rows.append(
+            (f"{gw}, PER 0, 2 + 2 cubic: per-flow goodput / cubic's in 0.8-1.25",
+             {"gw": gw, "per": 0, "mix": "2+2cubic"}, "share", None, 0.8, 1.25)
+        )  # fmt: skip
+    for gw in ("cw-aq", "cw-pq", "vcrr", "fq_codel-ecn"):
+        sel = {"gw": gw, "per": 0.01, "mix": "alone"}
+        rows.append((f"{gw}, PER 1 %, alone: goodput >= 0.98x bbr's", sel, "goodput_bps",
+                     "bbr", 0.98, inf))  # fmt: skip
+        rows.append((f"{gw}, PER 1 %, alone: goodput >= 0.93 of C(1-PER)", sel,
+                     "goodput_over_ceiling", None, 0.93, inf))  # fmt: skip
+    return rows
+
+
+def safety_checks(recs: list[dict[str, Any]]) -> list[str]:
+    """The safety and fairness verdicts of jersey and diffc on ``bottlenecks``."""
+    pts = [r for r in recs if r["_level"] == "point" and r.get("path") == SAFE_PATH]
+    for r in pts:
+        if r.get("ceiling_bps"):
+            r["goodput_over_ceiling"] = r["goodput_bps"] / r["ceiling_bps"]
+
+    def runs(sel: dict[str, Any], cc: str, metric: str) -> list[float]:
+        return cell_values(select(pts, {**sel, "ours": cc}), metric)
+
+    md = [
+        f"**Safe and fair** (scenario `bottlenecks`, {SAFE_PATH}): medians with 95 % CIs; "
+        "a reference's median scales the bound.",
+        "",
+        "| criterion | scheme | runs | median [95 % CI] | bound | verdict |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    for text, sel, metric, ref, lo, hi in _safety_rows():
+        if not any(select(pts, sel)):
+            continue
+        scale = 1.0
+        if ref is not None:
+            ref_xs = runs(sel, ref, metric)
+            if not ref_xs:
+                continue
+            scale = statistics.median(ref_xs)
+        if math.isinf(hi):
+            bound = f">= {lo * scale:.4g}"
+        elif lo == 0:
+            bound = f"<= {hi * scale:.4g}"
+        else:
+            bound = f"{lo * scale:.4g} - {hi * scale:.4g}"
+        for cc in SAFE_OURS:
+            xs = runs(sel, cc, metric)
+            if not xs:
+                continue
+            ms = metrics.median_spread(xs)
+            ok = lo * scale <= ms["median"] <= hi * scale
+            md.append(
+                f"| {text} | {cc} | {len(xs)} | {cell_text(ms, '.4g')} | {bound} "
+                f"| {'pass' if ok else 'FAIL'} |"
+            )
+    md.append("")
     return md
 
 
