@@ -190,7 +190,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = Path(args.out).resolve()
     if not out.is_dir():
         raise UsageError(f"report: no results directory {out}")
-    print(report.build(out, names))
+    print(report.build(out, names, args.mixed))
     return 0
 
 
@@ -276,6 +276,12 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="scenario names (default: all)")
     p.add_argument("--out", default=str(OUT / "full"), metavar="DIR", help="results directory")
+    p.add_argument(
+        "--mixed",
+        action="store_true",
+        help="report a scenario whose points come from more than one commit or kernel "
+        "(each of its tables says so); without it such a scenario is not reported",
+    )
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser(

@@ -609,7 +609,7 @@ def test_report_refuses_a_point_above_the_bottleneck_capacity(tmp_path: Path) ->
     assert "impossible" not in metrics.point_metrics(fake_point("jersey", 0.0, 0, 2.0e6))  # type: ignore[arg-type]
     report.build(out, ["fig5_11"])
     summary = json.loads((out / "fig5_11" / "summary.json").read_text())
-    assert summary["counts"] == {"ok": 3, "unavailable": 0, "error": 1}
+    assert summary["counts"] == {"ok": 3, "unavailable": 0, "error": 1, "mixed": 0}
     assert "jersey|0" not in summary["tables"]["goodput"]
     page = (out / "fig5_11" / "fig5_11.md").read_text()
     assert "errors: cc=jersey,per=0,run=0: goodput 2.500 Mb/s above" in page
@@ -748,3 +748,29 @@ def test_safety_checks_of_the_bottlenecks_scenario() -> None:
     assert line[(share, "jersey")].endswith("| 0.8 - 1.25 | pass |")
     # no bbr at drop-tail 1 %: that row is not claimed
     assert "drop-tail, PER 1 %, alone: goodput" not in text
+
+
+def test_report_refuses_to_mix_commits_or_kernels_unless_told(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    runs = out / "fig5_11" / "runs"
+    runs.mkdir(parents=True)
+    for run, commit in enumerate(("a" * 40, "a" * 40, "b" * 40)):
+        doc = fake_point("reno", 0.0, run, 1.5e6)
+        doc["meta"] = {"commit": commit}
+        doc["versions"] = {"kernel": "6.12.95+deb12-amd64"}
+        (runs / f"{doc['point']}.json").write_text(json.dumps(doc))
+    text = report.build(out, ["fig5_11"]).read_text()
+    assert "Not reported (points from more than one commit or kernel): fig5_11." in text
+    page = (out / "fig5_11" / "fig5_11.md").read_text()
+    assert (
+        "**not reported**: its 3 points come from 2 commit(s) (aaaaaaaaaaaa, bbbbbbbbbbbb)" in page
+    )
+    assert "| reno |" not in page
+    report.build(out, ["fig5_11"], mixed=True)
+    page = (out / "fig5_11" / "fig5_11.md").read_text()
+    assert "**mixed** (reported with `--mixed`): commits aaaaaaaaaaaa, bbbbbbbbbbbb" in page
+    assert "(mixed commits or kernels)" in page and "| reno | 1.50 [1.50, 1.50] |" in page
+    # one commit, one kernel: reported as usual
+    (runs / "cc=reno,per=0,run=2.json").unlink()
+    page_text = report.build(out, ["fig5_11"]).read_text()
+    assert "Not reported" not in page_text and "commit(s) aaaaaaaaaaaa" in page_text

@@ -490,12 +490,37 @@ def axes_of(resolved: dict[str, Any]) -> dict[str, list[Any]]:
     return {a: [scenario.display(v) for v in vs] for a, vs in resolved.get("sweep", {}).items()}
 
 
-def build_scenario(out: Path, name: str) -> dict[str, Any] | None:
-    """Tables, figures and the Markdown page of one scenario; None if it has no results."""
+def provenance(docs: list[PointRecord]) -> tuple[list[str], list[str]]:
+    """The commits (12 hex digits, "+dirty" for a modified tree) and kernels
+    that produced a scenario's ok points."""
+    ok = [d for d in docs if d.get("status") == "ok"]
+    commits = sorted(
+        {
+            d.get("meta", {}).get("commit", "?")[:12]
+            + ("+dirty" if d.get("meta", {}).get("dirty") == "yes" else "")
+            for d in ok
+        }
+    )
+    kernels = sorted({d.get("versions", {}).get("kernel") or "?" for d in ok})
+    return commits, kernels
+
+
+def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] | None:
+    """Tables, figures and the Markdown page of one scenario; None if it has no results.
+
+    Points from more than one commit or kernel are not compared in one table:
+    the page says so and shows none, unless ``mixed`` (then every table says it).
+    """
     sdir = out / name
     docs = load_points(out, name)
     if not docs:
         return None
+    commits, kernels = provenance(docs)
+    is_mixed = len(commits) > 1 or len(kernels) > 1
+    if is_mixed and not mixed:
+        for d in docs:  # refused: nothing of them in tables, figures or checks
+            if d.get("status") == "ok":
+                d["status"] = "mixed"
     meta_f = sdir / "scenario.json"
     meta = json.loads(meta_f.read_text()) if meta_f.exists() else {}
     sc = scenario.load(name)
@@ -508,7 +533,8 @@ def build_scenario(out: Path, name: str) -> dict[str, Any] | None:
             key = tuple((k, str(v)) for k, v in d["values"].items())
             unavailable[key] = d.get("missing", [])
     rep = resolved.get("report", {})
-    counts = {s: sum(d.get("status") == s for d in docs) for s in ("ok", "unavailable", "error")}
+    states = ("ok", "unavailable", "error", "mixed")
+    counts = {s: sum(d.get("status") == s for d in docs) for s in states}
     ok = [d for d in docs if d.get("status") == "ok"]
     env = ok[0].get("environment", {}) if ok else {}
     vers = ok[0].get("versions", {}) if ok else {}
@@ -527,12 +553,25 @@ def build_scenario(out: Path, name: str) -> dict[str, Any] | None:
         f"{resolved.get('parallel', 1)} points at a time; profile {meta.get('profile', 'full')}",
         f"- points: {counts['ok']} ok, {counts['unavailable']} unavailable, "
         f"{counts['error']} errors",
-        f"- kernel {env.get('kernel', '?')}, backend {ok[0].get('backend', '?') if ok else '?'}, "
+        f"- kernel {', '.join(kernels) or '?'}, "
+        f"backend {ok[0].get('backend', '?') if ok else '?'}, "
         f"accel {ok[0].get('meta', {}).get('accel', '?') if ok else '?'}, "
-        f"commit {ok[0].get('meta', {}).get('commit', '?')[:12] if ok else '?'}",
+        f"commit {', '.join(commits) or '?'}",
         f"- module parameters: `{json.dumps(env.get('module_params', {}))}`",
         f"- tools: {', '.join(f'{k} {v}' for k, v in vers.items())}",
     ]
+    if is_mixed and not mixed:
+        n_mixed = sum(d.get("status") == "mixed" for d in docs)
+        md.append(
+            f"- **not reported**: its {n_mixed} points come from {len(commits)} commit(s) "
+            f"({', '.join(commits)}) and {len(kernels)} kernel(s) ({', '.join(kernels)}); run "
+            "them again from one commit on one kernel (`--fresh`), or report with `--mixed`"
+        )
+    elif is_mixed:
+        md.append(
+            f"- **mixed** (reported with `--mixed`): commits {', '.join(commits)}; "
+            f"kernels {', '.join(kernels)}"
+        )
     missing = sorted({m for d in docs for m in d.get("missing", [])})
     if missing:
         md.append(
@@ -544,10 +583,13 @@ def build_scenario(out: Path, name: str) -> dict[str, Any] | None:
     md.append("")
     if rep.get("notes"):
         md += [rep["notes"], ""]
+    if is_mixed and not mixed:
+        rep = {}  # no tables or figures from refused points
     summary: dict[str, Any] = {"scenario": name, "counts": counts, "tables": {}, "figures": []}
     for t in rep.get("tables", []):
         tname = t.get("name", t["value"])
-        md += [f"## {t.get('title', tname)}", ""]
+        mixed_note = " (mixed commits or kernels)" if is_mixed else ""
+        md += [f"## {t.get('title', tname)}{mixed_note}", ""]
         facet = t.get("facet")
         fvals = _facets(select(recs, t.get("select")), t, axes)
         if facet and not fvals:
@@ -584,7 +626,8 @@ def build_scenario(out: Path, name: str) -> dict[str, Any] | None:
     summary["ccs"] = sorted({r.get("cc") for r in recs if r.get("cc")} | set(axes.get("cc", [])))
     summary["docs"] = docs
     summary["recs"] = recs
-    summary["kernel"] = env.get("kernel")
+    summary["kernel"] = ", ".join(kernels) or None
+    summary["commits"] = commits
     summary["meta"] = ok[0].get("meta", {}) if ok else {}
     summary["status"] = (
         json.loads((sdir / "status.json").read_text()) if (sdir / "status.json").exists() else {}
@@ -756,15 +799,17 @@ def safety_checks(recs: list[dict[str, Any]]) -> list[str]:
     return md
 
 
-def build(out: Path, names: list[str] | None = None) -> Path:
-    """Every scenario's page and ``out/report.md``."""
+def build(out: Path, names: list[str] | None = None, mixed: bool = False) -> Path:
+    """Every scenario's page and ``out/report.md`` (``mixed``: see
+    :func:`build_scenario`)."""
     names = names or scenario.names()
     sums: dict[str, dict[str, Any]] = {}
     for n in names:
-        s = build_scenario(out, n)
+        s = build_scenario(out, n, mixed)
         if s is not None:
             sums[n] = s
-    kernels = sorted({s["kernel"] for s in sums.values() if s.get("kernel")})
+    kernels = sorted({k for s in sums.values() for k in (s.get("kernel") or "").split(", ") if k})
+    commits = sorted({c for s in sums.values() for c in s.get("commits", [])})
     meta: dict[str, Any] = next((s["meta"] for s in sums.values() if s.get("meta")), {})
     md = [
         "# jersey testbed report",
@@ -772,8 +817,7 @@ def build(out: Path, names: list[str] | None = None) -> Path:
         f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} from "
         f"`{out.name}/*/runs/*.json`"
         f" by `python -m testbed report`.  Kernel(s): {', '.join(kernels) or '?'}; "
-        f"accel {meta.get('accel', '?')}; commit {meta.get('commit', '?')[:12]}"
-        f"{' (dirty)' if meta.get('dirty') == 'yes' else ''}.",
+        f"accel {meta.get('accel', '?')}; commit(s) {', '.join(commits) or '?'}.",
         "",
         "Every number is a real measurement of iperf3 flows on the kernel's TCP stack (values are"
         " medians of repeated runs with a 95 % percentile-bootstrap CI in brackets); each point's"
@@ -791,6 +835,12 @@ def build(out: Path, names: list[str] | None = None) -> Path:
             f"| {f'{wall / 60:.1f} min' if wall else '-'} | [{n}]({s['md']}) |"
         )
     md.append("")
+    refused = [n for n, s in sums.items() if s["counts"].get("mixed")]
+    if refused:
+        md += [
+            f"Not reported (points from more than one commit or kernel): {', '.join(refused)}.",
+            "",
+        ]
     not_run = [n for n in names if n not in sums]
     if not_run:
         md += [f"No results yet for: {', '.join(not_run)}.", ""]
@@ -817,8 +867,9 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("scenarios", nargs="*")
     ap.add_argument("--out", default=str(TOP / "results"))
+    ap.add_argument("--mixed", action="store_true")
     args = ap.parse_args(argv)
-    print(build(Path(args.out).resolve(), args.scenarios or None))
+    print(build(Path(args.out).resolve(), args.scenarios or None, args.mixed))
 
 
 if __name__ == "__main__":
