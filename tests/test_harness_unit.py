@@ -774,3 +774,23 @@ def test_report_refuses_to_mix_commits_or_kernels_unless_told(tmp_path: Path) ->
     (runs / "cc=reno,per=0,run=2.json").unlink()
     page_text = report.build(out, ["fig5_11"]).read_text()
     assert "Not reported" not in page_text and "commit(s) aaaaaaaaaaaa" in page_text
+
+
+def test_throughput_delay_scatter(tmp_path: Path) -> None:
+    recs = [
+        {"_level": "point", "ours": cc, "gw": "pfifo", "run": run,
+         "goodput_bps": (18 + run / 10) * 1e6, "rtt.qdelay_p95_ms": d + run}
+        for cc, d in (("jersey", 5.0), ("bbr", 20.0))
+        for run in range(5)
+    ]  # fmt: skip
+    spec = {"kind": "scatter", "x": "rtt.qdelay_p95_ms", "y": "goodput_mbps",
+            "series": "ours", "facet": "gw", "name": "td"}  # fmt: skip
+    files = report.fig_scatter(recs, spec, {"ours": ["jersey", "bbr"]}, tmp_path)
+    assert files == ["td.png", "td.svg"] and (tmp_path / "td.png").stat().st_size > 1000
+    assert report.fig_scatter(recs, {**spec, "select": {"gw": "vcrr"}}, {}, tmp_path) == []
+    data = scenario.load("bottlenecks").resolved()
+    scenario._validate(data, "bottlenecks.toml")  # its own scatter is valid
+    (fig,) = (f for f in data["report"]["figures"] if f["kind"] == "scatter")
+    del fig["series"]
+    with pytest.raises(scenario.ScenarioError, match="needs 'series'"):
+        scenario._validate(data, "bottlenecks.toml")

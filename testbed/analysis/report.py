@@ -366,6 +366,60 @@ def fig_lines_or_bars(
     return _save(fig, sdir, spec.get("name", spec["y"]))
 
 
+def fig_scatter(
+    recs: list[dict[str, Any]], spec: dict[str, Any], axes: dict[str, list[Any]], sdir: Path
+) -> list[str]:
+    """Pantheon's throughput-delay plot: metric ``y`` against metric ``x``
+    (e.g. goodput against p95 queueing delay), one small dot per run and, per
+    ``series`` value (a scheme), its medians with their 95 % CIs as error bars
+    (none below 3 runs); one panel per ``facet`` value."""
+    plt = _plt()
+    x, s_k, y = spec["x"], spec["series"], spec["y"]
+    recs = [r for r in select(recs, spec.get("select")) if r["_level"] == "point"]
+    if not recs:
+        return []
+    facets = _facets(recs, spec, axes)
+    fig, axs = plt.subplots(1, len(facets), figsize=(4.8 * len(facets), 4.2), squeeze=False)
+    drawn = False
+    for ax, fv in zip(axs[0], facets, strict=True):
+        frecs = [r for r in recs if fv is None or _eq(r.get(spec["facet"]), fv)]
+        for i, sv in enumerate(ordered((r.get(s_k) for r in frecs), axes.get(s_k))):
+            pairs = [
+                (vx, vy)
+                for r in frecs
+                if _eq(r.get(s_k), sv)
+                and (vx := value(r, x)) is not None
+                and (vy := value(r, y)) is not None
+            ]
+            if not pairs:
+                continue
+            drawn = True
+            xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+            marker = MARKERS[i % len(MARKERS)]
+            color = f"C{i % 10}"
+            ax.scatter(xs, ys, s=10, alpha=0.4, marker=marker, color=color)
+            mx, xlo, xhi = error_bar(xs)
+            my, ylo, yhi = error_bar(ys)
+            ax.errorbar(
+                [mx], [my], xerr=[[xlo], [xhi]], yerr=[[ylo], [yhi]], marker=marker,
+                color=color, markersize=7, capsize=2, label=str(sv),
+            )  # fmt: skip
+        ax.set_xlabel(spec.get("xlabel", x))
+        ax.set_ylabel(spec.get("ylabel", y))
+        ax.set_xlim(left=0)
+        ax.set_ylim(bottom=0)
+        title = spec.get("title", "")
+        if fv is not None:
+            title = f"{title}\n{spec['facet']} = {fmt_axis(fv, spec['facet'])}"
+        ax.set_title(title, fontsize=9)
+        ax.legend()
+    if not drawn:
+        plt.close(fig)
+        return []
+    fig.tight_layout()
+    return _save(fig, sdir, spec.get("name", f"{y}_vs_{x}"))
+
+
 TS_SOURCES = {
     "throughput_mbps": ("flow", "intervals"),
     "cwnd": ("ss", "cwnd"),
@@ -608,6 +662,8 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
             break
         if f["kind"] == "timeseries":
             files = fig_timeseries(docs, f, axes, sdir)
+        elif f["kind"] == "scatter":
+            files = fig_scatter(recs, f, axes, sdir)
         else:
             files = fig_lines_or_bars(recs, f, axes, sdir)
         if not files:

@@ -175,7 +175,7 @@ TABLE_KEYS: dict[str, KeyType] = {
     "name": str,
     "spread": bool,
 }
-FIGURE_KINDS = ("lines", "bars", "timeseries")
+FIGURE_KINDS = ("lines", "bars", "timeseries", "scatter")
 
 
 def _typename(t: KeyType) -> str:
@@ -558,11 +558,14 @@ def _validate(data: dict[str, Any], where: str) -> None:
         _check_table(w, fig, FIGURE_KEYS, ("kind", "y"))
         if fig["kind"] not in FIGURE_KINDS:
             raise ScenarioError(f"{w}: kind must be one of {', '.join(FIGURE_KINDS)}")
-        for k in ("x", "series", "facet"):
+        # a scatter's x is a metric (e.g. rtt.qdelay_p95_ms), its series an axis
+        for k in ("series", "facet") if fig["kind"] == "scatter" else ("x", "series", "facet"):
             if k in fig and fig[k] not in names:
                 raise ScenarioError(f"{w}: {k} '{fig[k]}' is not a sweep axis or group/flow")
         if fig["kind"] != "timeseries" and "x" not in fig:
             raise ScenarioError(f"{w}: a '{fig['kind']}' figure needs 'x'")
+        if fig["kind"] == "scatter" and "series" not in fig:
+            raise ScenarioError(f"{w}: a 'scatter' figure needs 'series' (the schemes)")
     for i, tab in enumerate(report.get("tables", [])):
         w = f"{where}: report.tables[{i}]"
         _check_table(w, tab, TABLE_KEYS, ("rows", "value"))
