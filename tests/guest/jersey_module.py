@@ -28,6 +28,7 @@ from testbed import modules
 from testbed.measure.trace import TRACEFS
 from testbed.net.path import Link, Queue
 from testbed.net.path import Path as NetPath
+from testbed.traffic.flows import start_server
 
 MODULE = "tcp_jersey"
 
@@ -106,19 +107,18 @@ def check_select() -> dict[str, Any]:
 
 def iperf3(path: NetPath, src: str, dst: str, seconds: int, cc: str | None) -> dict[str, Any]:
     """One iperf3 flow; without ``cc`` it uses the sender namespace's default CC."""
-    srv = subprocess.Popen(
-        ["ip", "netns", "exec", path.ns(dst), "iperf3", "-s", "-1", "-p", "5301"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    time.sleep(0.5)
+    # returns once the server listens (a fixed sleep lost the race under TCG)
+    srv = start_server(path, dst, 5301, "-1")
     cli = subprocess.run(
         ["ip", "netns", "exec", path.ns(src), "iperf3", "-J", "-c", path.ip_of(dst),
          "-p", "5301", "-t", str(seconds), *(["-C", cc] if cc else [])],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     srv.wait(timeout=10)
-    end = json.loads(cli.stdout)["end"]
+    doc = json.loads(cli.stdout)
+    if "error" in doc:
+        raise RuntimeError(f"iperf3 {src} -> {dst} ({cc or 'default cc'}): {doc['error']}")
+    end = doc["end"]
     return {
         "cc_used": end.get("sender_tcp_congestion"),
         "goodput_bps": end["sum_received"]["bits_per_second"],
