@@ -383,7 +383,8 @@ static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
 }
 
 /*
- * Module parameters that take one of a few names (estimator=ts, rtt=min):
+ * Module parameters that take one of a few names (estimator=ts, rtt=min),
+ * the names indexed by the values (a value without a name is skipped):
  *   static const char * const foo_names[] = { "a", "b" };
  *   static int foo_value;
  *   CC_PARAM_ENUM(foo, foo_value, foo_names, "description");
@@ -398,21 +399,23 @@ static inline int cc_param_enum_set(const char *val,
 				    const struct kernel_param *kp)
 {
 	const struct cc_param_enum *e = kp->arg;
-	int i = __sysfs_match_string(e->names, e->n, val);
 	char list[64];
 	unsigned int k;
 	int len = 0;
 
-	if (i < 0) {
-		for (k = 0; k < e->n; k++)
-			len += scnprintf(list + len, sizeof(list) - len, "%s%s",
-					 k ? ", " : "", e->names[k]);
-		pr_err("invalid %s '%.*s': use %s\n", kp->name,
-		       (int)strcspn(val, "\n"), val, list);
-		return -EINVAL;
+	for (k = 0; k < e->n; k++) {
+		if (e->names[k] && sysfs_streq(e->names[k], val)) {
+			WRITE_ONCE(*e->value, k);
+			return 0;
+		}
 	}
-	WRITE_ONCE(*e->value, i);
-	return 0;
+	for (k = 0; k < e->n; k++)
+		if (e->names[k])
+			len += scnprintf(list + len, sizeof(list) - len, "%s%s",
+					 len ? ", " : "", e->names[k]);
+	pr_err("invalid %s '%.*s': use %s\n", kp->name,
+	       (int)strcspn(val, "\n"), val, list);
+	return -EINVAL;
 }
 
 static inline int cc_param_enum_get(char *buf, const struct kernel_param *kp)

@@ -129,28 +129,13 @@ static const char * const jersey_estimator_names[] = {
 CC_PARAM_ENUM(estimator, jersey_estimator, jersey_estimator_names,
 	      "rate estimator: auto (default: TS-ARE if timestamps, else ACK-ARE), ts, ack");
 
-static int jersey_filter_set(const char *val, const struct kernel_param *kp)
-{
-	int v;
-
-	if (kstrtoint(val, 10, &v) ||
-	    (v != JERSEY_FILTER_ATSW && v != JERSEY_FILTER_LPF)) {
-		pr_err("invalid filter '%.*s': use 1 (ATSW, 5.9) or 2 (5.20)\n",
-		       (int)strcspn(val, "\n"), val);
-		return -EINVAL;
-	}
-	WRITE_ONCE(*(int *)kp->arg, v);
-	return 0;
-}
-
-static const struct kernel_param_ops jersey_filter_ops = {
-	.set = jersey_filter_set,
-	.get = param_get_int,
+static const char * const jersey_filter_names[] = {
+	[JERSEY_FILTER_ATSW]	= "1",
+	[JERSEY_FILTER_LPF]	= "2",
 };
 
-module_param_cb(filter, &jersey_filter_ops, &jersey_filter_type, 0644);
-MODULE_PARM_DESC(filter,
-		 "ARE filter: 1 = adaptive TSW (5.9, default), 2 = Westwood low-pass (5.20)");
+CC_PARAM_ENUM(filter, jersey_filter_type, jersey_filter_names,
+	      "ARE filter: 1 = adaptive TSW (5.9, default), 2 = Westwood low-pass (5.20)");
 
 static bool jersey_needs_ecn = true;
 module_param_named(needs_ecn, jersey_needs_ecn, bool, 0444);
