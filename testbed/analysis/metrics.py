@@ -7,7 +7,7 @@ events) and derives the numbers the report shows:
 * goodput (application bytes received / receiver time) and throughput
   (sender's bytes incl. retransmitted segments / time) per flow, per group
   of flows and in total; Jain's index ``(sum x)^2 / (n sum x^2)``; the
-  ceiling ``C (1 - PER)`` of the bottleneck;
+  ceiling ``C (1 - PER) payload / wire`` of the bottleneck;
 * congestion drop rate (bottleneck queue drops / packets offered to it) and
   wireless drop rate (netem drops / packets on the air);
 * queue length and queueing delay (backlog bytes / rate) percentiles, the
@@ -51,9 +51,22 @@ def jain(xs: list[float]) -> float:
     return (sum(xs) ** 2) / (len(xs) * sq) if sq > 0 else 1.0
 
 
-def ceiling(capacity_bps: float, per: float) -> float:
-    """The goodput ceiling C (1 - PER) of a lossy link."""
-    return capacity_bps * (1 - per)
+# What a full-sized segment carries and what the shaper counts on the
+# testbed's links: the payload (the MSS, timestamps on) and, around it, the
+# TCP header with its 12-byte timestamp option, the IP and Ethernet headers.
+HEADER_BYTES = 20 + 12 + 20 + 14
+MSS_DEFAULT = 1448
+
+
+def ceiling(capacity_bps: float, per: float, mss: int | None = MSS_DEFAULT) -> float:
+    """The goodput ceiling of a lossy link: C (1 - PER) payload / wire bytes,
+    i.e. what full-sized segments of ``mss`` payload bytes deliver when a
+    fraction PER of them is lost (1448 / 1514 of C (1 - PER) for iperf3's
+    default segments); ``mss=None``: the papers' C (1 - PER), headers
+    counted as goodput."""
+    if mss is None:
+        return capacity_bps * (1 - per)
+    return capacity_bps * (1 - per) * mss / (mss + HEADER_BYTES)
 
 
 def percentile(xs: list[float], p: float) -> float:
@@ -345,7 +358,10 @@ def point_metrics(result: PointRecord) -> dict[str, Any]:
         rate, per = link_config(result, bott)
         out["capacity_bps"] = rate
         out["loss_mean"] = per
-        out["ceiling_bps"] = ceiling(rate, per)
+        mss = next((int(m) for f in flows if (m := f.get("mss"))), MSS_DEFAULT)
+        out["ceiling_bps"] = ceiling(rate, per, mss)
+        # the papers' ceiling, without headers (the safety criteria use it)
+        out["ceiling_raw_bps"] = ceiling(rate, per, None)
         out["goodput_norm"] = out["goodput_bps"] / rate if rate else math.nan
         over = impossible(out, rate)
         if over:
