@@ -50,9 +50,14 @@ BUILDDIR ?= $(TOP)/build
 # whose kbuild runs without it, so that a new compiler warning on a future
 # kernel cannot break a user's kernel upgrade.
 WERROR ?= 1
+# The testbed's own modules (testbed/oracle/: the oracle congestion control)
+# are built for the VM tests and experiments, never installed: make install
+# (scripts/install.sh) builds with TESTBED_MODULES=0, and DKMS's kbuild
+# knows nothing of them (Kbuild).
+TESTBED_MODULES ?= 1
 # Sources mirrored (as symlinks) into build/<abi>/ so that one checkout builds
 # for several kernels without their objects colliding.
-SRCDIRS := kmod qdisc
+SRCDIRS := kmod qdisc testbed/oracle
 
 .PHONY: all modules all-kernels deps check unit lint tc demo bench bench-quick report clean \
 	install uninstall install-tc uninstall-tc dkms-src
@@ -75,7 +80,8 @@ build-one:
 	echo "  BUILD   $$abi ($$where)"; \
 	$(TOP)/scripts/debian-env run --bind $(BUILDDIR) $$root \
 		$(MAKE) --no-print-directory -C $$kdir M=$$out \
-		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) modules
+		$(if $(filter 1,$(WERROR)),KCFLAGS=-Werror) \
+		$(if $(filter 1,$(TESTBED_MODULES)),JERSEY_TESTBED=m) modules
 
 deps:
 	@$(TOP)/testbed/deps.sh

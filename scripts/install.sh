@@ -225,7 +225,7 @@ do_install() {
 	local k ks
 	ks=$(targets)
 	for k in $ks; do # build everything first: fail before installing anything
-		"$MAKE" --no-print-directory -C "$top" build-one K="$k" WERROR=0
+		"$MAKE" --no-print-directory -C "$top" build-one K="$k" WERROR=0 TESTBED_MODULES=0
 	done
 	build_tc
 	for k in $ks; do

@@ -38,7 +38,7 @@ if [ "$bare" = 0 ] && [ ! -d "$dir" ]; then
 	echo "guest-init: no modules built for $abi ($dir); run 'make KVER=$abi'" >&2
 	exit 125
 fi
-for ko in "$dir"/kmod/*.ko "$dir"/qdisc/*.ko; do
+for ko in "$dir"/kmod/*.ko "$dir"/qdisc/*.ko "$dir"/testbed/oracle/*.ko; do
 	[ "$bare" = 0 ] || break
 	[ -e "$ko" ] || continue
 	name=$(basename "$ko" .ko)

@@ -21,11 +21,11 @@ from pathlib import Path
 TOP = Path(__file__).resolve().parent.parent
 SYS_MODULE = Path("/sys/module")
 # the modules we build, and the directory of each
-SUBDIRS = ("kmod", "qdisc")
+SUBDIRS = ("kmod", "qdisc", "testbed/oracle")
 
 
 def ko_path(module: str, release: str | None = None) -> Path:
-    """build/<abi>/{kmod,qdisc}/<module>.ko for the running (or given) kernel."""
+    """build/<abi>/{kmod,qdisc,testbed/oracle}/<module>.ko for the running (or given) kernel."""
     build = TOP / "build" / (release or os.uname().release)
     for sub in SUBDIRS:
         ko = build / sub / f"{module}.ko"

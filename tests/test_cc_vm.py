@@ -1,4 +1,4 @@
-"""diffc, newrenolp and balde on both Debian kernels (one VM boot per kernel).
+"""diffc, newrenolp, balde and the testbed's oracle on both Debian kernels (one VM boot per kernel).
 
 tests/guest/cc_modules.py runs every check in the VM and writes
 results/tests/cc-<kernel>.json; the tests below assert on it with margins
@@ -135,6 +135,22 @@ def test_clean_unload_under_traffic(cc: dict[str, Any], name: str) -> None:
     assert m["busy"]["rmmod_rc"] != 0 and m["busy"]["still_loaded"]
     assert m["cycles"]["bytes_received"] == m["cycles"]["count"] * m["cycles"]["bytes_each"]
     assert m["dmesg_bad"] == []
+
+
+def test_oracle_holds_for_the_medium_and_halves_for_the_queue(cc: dict[str, Any]) -> None:
+    medium = losses(cc, "oracle_medium", "oracle_loss")
+    queue = losses(cc, "oracle_queue", "oracle_loss")
+    links = {t: next(x for x in cc["trials"][t]["links"] if x["link"] == "gw->rcv")
+             for t in ("oracle_medium", "oracle_queue")}  # fmt: skip
+    print(f"oracle: {len(medium)} decisions on medium drops, {len(queue)} on queue drops")
+    # only the medium dropped: every loss held, cwnd kept
+    assert links["oracle_medium"]["queue_drops"] == 0 and links["oracle_medium"]["air_drops"] > 5
+    assert len(medium) >= 5 and all(e["action"] == "hold" for e in medium), medium[:5]
+    assert all(before_after(e)[1] == before_after(e)[0] for e in medium), medium[:5]
+    # only the queue dropped: every loss answered as Reno would
+    assert links["oracle_queue"]["air_drops"] == 0 and links["oracle_queue"]["queue_drops"] > 0
+    assert len(queue) >= 1 and all(e["action"] in ("halve", "reset") for e in queue), queue[:5]
+    assert trial_flow(cc, "oracle_medium")["goodput_bps"] > 1.5e6
 
 
 def test_needs_ecn_declined_continues_without_ecn(cc: dict[str, Any]) -> None:

@@ -1,4 +1,5 @@
-"""In-VM checks of the diffc, newrenolp and balde modules (tests/test_cc_vm.py).
+"""In-VM checks of the diffc, newrenolp and balde modules and the testbed's
+oracle (tests/test_cc_vm.py).
 
 ``python -m tests.guest.cc_modules --out FILE [--duration 20] [--cycles 10]``
 
@@ -8,7 +9,10 @@
    ECN gateway followed by 1 % corruption loss (holds on loss, halves on ECE),
    diffc without ECN (Reno fallback), newrenolp on the NewReno-LP path with
    1 % uniform loss (classification), balde and reno on the BaLDE path at
-   1 %, with the loss tracepoints and, 5 s into each flow, ``ss -tin``;
+   1 %, with the loss tracepoints and, 5 s into each flow, ``ss -tin``; the
+   oracle behind a queue that never overflows with 1 % corruption (every
+   loss held) and behind a small drop-tail queue without corruption (every
+   loss answered as congestion);
 3. ``tests.guest.modcycle`` for each module: rmmod refused while a connection
    uses it, load/unload cycles under traffic, clean kernel log;
    (diffc with ``needs_ecn=0``: with the default, a loopback peer declines
@@ -43,8 +47,9 @@ from testbed.run.trial import Trial, environment, run_trials
 from testbed.traffic.flows import Flow
 from tests.guest.modcycle import TCP_CONGESTION, in_ns
 
-CCS = {"diffc": "tcp_diffc", "newrenolp": "tcp_newrenolp", "balde": "tcp_balde"}
-EVENTS = ["diffc/diffc_loss", "newrenolp/newrenolp_loss", "balde/balde_loss"]
+CCS = {"diffc": "tcp_diffc", "newrenolp": "tcp_newrenolp", "balde": "tcp_balde",
+       "oracle": "tcp_oracle"}  # fmt: skip
+EVENTS = ["diffc/diffc_loss", "newrenolp/newrenolp_loss", "balde/balde_loss", "oracle/oracle_loss"]
 ECN = {"src": {"net.ipv4.tcp_ecn": "1"}}
 NO_ECN = {"src": {"net.ipv4.tcp_ecn": "0"}}
 
@@ -99,9 +104,17 @@ def ecn_gateway_path(loss: Loss | None) -> list[Link]:
     ]
 
 
+def oracle_path(loss: Loss | None, limit: int) -> list[Link]:
+    """src -10 Mb/s, 20 ms- gw -2 Mb/s, 1 ms, drop-tail of ``limit``, ``loss``- rcv."""
+    return [
+        Link("src", "gw", rate_mbit=10, delay_ms=20, queue=Queue.pfifo(500)),
+        Link("gw", "rcv", rate_mbit=2, delay_ms=1, loss=loss, queue=Queue.pfifo(limit)),
+    ]
+
+
 def trials(duration: float) -> list[Trial]:
-    def flow(cc: str) -> list[Flow]:
-        return [Flow("src", "rcv", cc, duration)]
+    def flow(cc: str, window: str | None = None) -> list[Flow]:
+        return [Flow("src", "rcv", cc, duration, window=window)]
 
     probe = SsProbe()
     return [
@@ -114,6 +127,10 @@ def trials(duration: float) -> list[Trial]:
         Trial("balde", topologies.links("balde", loss=0.01), flow("balde"),
               trace_events=EVENTS, monitor=probe),
         Trial("reno_balde_path", topologies.links("balde", loss=0.01), flow("reno")),
+        # a 200 kB window never fills the 1000-packet queue: only the medium drops
+        Trial("oracle_medium", oracle_path(Loss.random(0.01), 1000), flow("oracle", "200K"),
+              trace_events=EVENTS),
+        Trial("oracle_queue", oracle_path(None, 15), flow("oracle"), trace_events=EVENTS),
     ]  # fmt: skip
 
 
