@@ -68,14 +68,10 @@ struct cc_glue {
 		ss_fix:1,	/* install ss_after at CA_EVENT_COMPLETE_CWR */
 		rto:1,		/* CA_EVENT_LOSS: the next Loss is a timeout */
 		cwr_valid:1,	/* cwr_seq is set */
-		answered:1;	/* this episode was answered as congestion */
+		answered:1,	/* this episode was answered as congestion */
+		held:1;		/* this reduction holds the window */
+	u16	grow;		/* cc_glue_grow_held(): segments acked */
 };
-
-/* local time in milliseconds (u32, wraps after 49 days) */
-static inline u32 cc_now_ms(const struct tcp_sock *tp)
-{
-	return (u32)div_u64(tp->tcp_mstamp, USEC_PER_MSEC);
-}
 
 static inline bool cc_ecn_ok(const struct sock *sk)
 {
@@ -166,6 +162,7 @@ static inline int cc_glue_event(struct sock *sk, struct cc_glue *g,
 		break;
 	case TCP_CA_Open:
 		g->answered = 0;
+		g->held = 0;
 		break;
 	}
 	return ev;
@@ -198,6 +195,41 @@ static inline void cc_glue_reduce_to(struct sock *sk, struct cc_glue *g,
 	g->ss_after = cc_max_u32(ssthresh, CC_SSTHRESH_MIN);
 	tcp_sk(sk)->snd_ssthresh = cc_max_u32(cwnd, CC_SSTHRESH_MIN);
 	g->ss_fix = 1;
+	g->held = cwnd >= tcp_snd_cwnd(tcp_sk(sk));
+	g->grow = 0;
+}
+
+/*
+ * A reduction that holds the window (a loss taken for corruption) goes on
+ * growing, in the safe mode: the kernel raises cwnd only outside CWR and
+ * Recovery, so at a loss rate of a few percent, where a sender is in loss
+ * recovery most of the time, a held window would hardly ever grow.  Per
+ * ACK of @acked segments the target PRR steers cwnd to (snd_ssthresh; PRR
+ * raises cwnd to it as the ACKs allow) grows as the window would outside
+ * recovery: by slow start below the ssthresh kept for after the recovery,
+ * otherwise by @ai (Q8 segments per RTT, lossclass_core.h).
+ */
+static inline void cc_glue_grow_held(struct sock *sk, struct cc_glue *g,
+				     u32 acked, u32 ai)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 target = tp->snd_ssthresh, w;
+
+	if (!g->held || !g->ss_fix || !acked || !tcp_is_cwnd_limited(sk) ||
+	    inet_csk(sk)->icsk_ca_state < TCP_CA_CWR ||
+	    inet_csk(sk)->icsk_ca_state > TCP_CA_Recovery)
+		return;
+	if (target < g->ss_after) {
+		target = min(target + acked, g->ss_after);
+	} else {
+		w = lc_ai_window(target, ai);
+		g->grow = min_t(u32, g->grow + acked, U16_MAX);
+		if (g->grow < w)
+			return;
+		target += g->grow / w;
+		g->grow %= w;
+	}
+	tp->snd_ssthresh = min(target, tp->snd_cwnd_clamp);
 }
 
 /* after a timeout or by hand in Loss: cwnd and ssthresh directly */
@@ -209,6 +241,7 @@ static inline void cc_glue_set(struct sock *sk, struct cc_glue *g, u32 cwnd,
 	tp->snd_ssthresh = cc_max_u32(ssthresh, CC_SSTHRESH_MIN);
 	tcp_snd_cwnd_set(tp, cc_max_u32(cc_min_u32(cwnd, tp->snd_cwnd_clamp), 1));
 	g->ss_fix = 0;
+	g->held = 0;
 }
 
 /*
@@ -263,6 +296,7 @@ static inline void cc_glue_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 	} else if (ev == CA_EVENT_COMPLETE_CWR && g->ss_fix) {
 		tcp_sk(sk)->snd_ssthresh = g->ss_after;
 		g->ss_fix = 0;
+		g->held = 0;
 	}
 }
 
@@ -272,6 +306,7 @@ static inline u32 cc_glue_undo(struct sock *sk)
 	struct cc_glue *g = inet_csk_ca(sk);
 
 	g->ss_fix = 0;
+	g->held = 0;
 	return tcp_reno_undo_cwnd(sk);
 }
 
@@ -311,20 +346,65 @@ static inline size_t cc_bbr_info(u32 ext, int *attr, union tcp_cc_info *info,
 	return sizeof(info->bbr);
 }
 
+/* the path's minimum RTT (us), 0 = unknown */
+static inline u32 cc_min_rtt(const struct tcp_sock *tp)
+{
+	u32 rtt = tcp_min_rtt(tp);
+
+	return rtt == ~0U ? 0 : rtt;
+}
+
 /*
- * For the loss classifier of lossclass_core.h (jersey, diffc): when the path
- * last echoed CE, and what the kernel measures of the path.
+ * The round trips of lc_path (lossclass_core.h): .pkts_acked hands every
+ * RTT sample to cc_path_rtt() (true when a round ended, *@min its minimum
+ * RTT), .in_ack_event its CE echoes to cc_path_ack().
  */
-struct cc_marks {
-	u32	ce_ms;		/* cc_now_ms() of the last ECE, 0 = never */
-};
+static inline bool cc_path_rtt(const struct sock *sk, struct lc_path *p,
+			       s32 rtt_us, u32 *min)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct lc_ack a = {
+		.una		= tp->snd_una,
+		.nxt		= tp->snd_nxt,
+		.delivered	= tp->delivered,
+		.min_rtt_us	= cc_min_rtt(tp),
+	};
+
+	return rtt_us > 0 && lc_path_rtt(p, rtt_us, &a, min);
+}
 
 /* .in_ack_event, after cc_glue_ack() */
-static inline void cc_marks_ack(struct sock *sk, struct cc_marks *m,
-				const struct cc_glue *g)
+static inline void cc_path_ack(struct lc_path *p, const struct cc_glue *g)
 {
 	if (g->ece)
-		m->ce_ms = cc_now_ms(tcp_sk(sk)) | 1;
+		lc_path_ce(p);
+}
+
+/*
+ * .cong_avoid of jersey and diffc: Reno's slow start, which in the safe
+ * mode (@safe) ends at a standing queue (lc_slow_start_over(), HyStart's
+ * delay increase), and a congestion avoidance that adds @ai (Q8, LC_AI_ONE
+ * = Reno's one segment) per RTT, in the safe mode only while the path
+ * shows a standing queue (lc_ai_now()).
+ */
+static inline void cc_cong_avoid(struct sock *sk, const struct lc_path *p,
+				 u32 ai, bool safe, u32 acked)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	if (!tcp_is_cwnd_limited(sk))
+		return;
+	if (safe && tcp_in_slow_start(tp) &&
+	    lc_slow_start_over(p, cc_min_rtt(tp)))
+		tp->snd_ssthresh = tcp_snd_cwnd(tp);
+	if (tcp_in_slow_start(tp)) {
+		acked = tcp_slow_start(tp, acked);
+		if (!acked)
+			return;
+	}
+	if (safe)
+		ai = lc_ai_now(p, cc_min_rtt(tp), ai);
+	tcp_cong_avoid_ai(tp, lc_ai_window(tcp_snd_cwnd(tp), ai), acked);
 }
 
 /*
@@ -357,29 +437,22 @@ static inline void cc_ack_read(const struct sock *sk, u32 *delivered,
 }
 
 /*
- * The classifier's view of the path: smoothed and minimum RTT, and the
- * segments delivered per minimum RTT by the kernel's latest delivery rate
- * sample (tcp_rate.c: delivered over the interval of the ACKed packet).
+ * The classifier's view of the path (@cwnd and @ssthresh: the socket's
+ * before the event): the window used, what the round trips showed
+ * (lc_path) and whether this ACK echoed CE.
  */
 static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
-			       const struct cc_marks *m, u32 cwnd,
+			       const struct lc_path *p, u32 cwnd, u32 ssthresh,
 			       struct lc_input *in)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u32 min_rtt = tcp_min_rtt(tp);
 
-	in->srtt_us = tp->srtt_us >> 3;
-	in->min_rtt_us = min_rtt == ~0U ? 0 : min_rtt;
 	in->cwnd = cc_window_used(tp, cwnd);
-	in->bdp = 0;
-	if (tp->rate_interval_us && in->min_rtt_us)
-		in->bdp = (u32)min_t(u64, U32_MAX,
-				     div_u64(((u64)tp->rate_delivered <<
-					      LC_BDP_SHIFT) * in->min_rtt_us,
-					     tp->rate_interval_us));
+	in->slow_start = cwnd < ssthresh;
+	in->delivered = p->delivered;
 	in->ece = g->ece;
-	in->marks = m->ce_ms && lc_recent(cc_now_ms(tp), m->ce_ms, in->srtt_us,
-					  LC_CE_RTTS);
+	in->marks = lc_path_marks(p);
+	in->queued = lc_path_queued(p, cc_min_rtt(tp));
 }
 
 /*

@@ -23,6 +23,7 @@
 #define _DIFFC_CORE_H
 
 #include "cc_core.h"
+#include "lossclass_core.h"
 
 #define DIFFC_SSTHRESH_MIN	2U
 
@@ -30,10 +31,12 @@ enum diffc_action {
 	DIFFC_HOLD,		/* speculated corruption: keep cwnd */
 	DIFFC_HALVE,		/* congestion: Reno fast recovery halving */
 	DIFFC_RESET,		/* congestion at RTO: cwnd = 1 */
+	DIFFC_DRAIN,		/* a loss at a standing queue: drain it */
 };
 
 struct diffc_decision {
 	u8	action;		/* enum diffc_action */
+	u8	why;		/* enum lc_why (lossclass_core.h), set by the module */
 	u32	cwnd;		/* cwnd when the reaction is complete */
 	u32	ssthresh;	/* ssthresh afterwards */
 };
@@ -64,6 +67,7 @@ static inline void diffc_decide(struct diffc_decision *d, u8 ev, bool ecn_ok,
 	bool speculate = ecn_ok && !congested && ev != CC_EV_ECE &&
 			 ev != CC_EV_LOCAL;
 
+	d->why = LC_WHY_NONE;	/* the module says why */
 	if (!cwnd)
 		cwnd = 1;
 	if (speculate) {
@@ -79,6 +83,23 @@ static inline void diffc_decide(struct diffc_decision *d, u8 ev, bool ecn_ok,
 		d->ssthresh = diffc_half(cwnd);
 		d->cwnd = d->ssthresh;
 	}
+}
+
+/*
+ * The safe mode's answer to a loss without ECE at a standing queue
+ * (lossclass_core.h, LC_WHY_QUEUE): instead of Reno's halving, drain the
+ * queue, cwnd = ssthresh = @drain (lc_drain_window(): the window times
+ * rtt_min / srtt, within [cwnd / 2, cwnd]).  A full drop-tail buffer of one
+ * BDP doubles the RTT, so that is Reno's halving there; a random loss that
+ * meets a short standing queue costs only the queue.
+ */
+static inline void diffc_drain(struct diffc_decision *d, u32 cwnd, u32 drain)
+{
+	if (d->action != DIFFC_HALVE || !cwnd)
+		return;
+	d->action = DIFFC_DRAIN;
+	d->cwnd = cc_max_u32(cc_min_u32(drain, cwnd), diffc_half(cwnd));
+	d->ssthresh = d->cwnd;
 }
 
 /* count a decision */

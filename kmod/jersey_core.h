@@ -35,6 +35,7 @@
 #define _JERSEY_CORE_H
 
 #include "cc_core.h"
+#include "lossclass_core.h"
 
 #define JERSEY_USEC_PER_SEC	1000000U
 #define JERSEY_RATE_SHIFT	8
@@ -404,6 +405,7 @@ enum jersey_cause {
 
 struct jersey_decision {
 	u8	cause;		/* enum jersey_cause */
+	u8	why;		/* enum lc_why: what made it congestion */
 	u32	cwnd;		/* new cwnd (segments) */
 	u32	ssthresh;	/* new ssthresh (segments) */
 };
@@ -422,19 +424,21 @@ struct jersey_decision {
  *   RTO: congested -> cwnd = 1, ssthresh = ownd; otherwise (wireless burst,
  *     or no ECN: AIAD, never worse than the rate estimate) cwnd = ssthresh =
  *     ownd.
+ * @why (enum lc_why) says whether and why the loss was congestion.
  * A congestion signal never raises cwnd: ownd is capped by cwnd (for RTO by
  * the cwnd before the timeout; 0 = unknown, no cap).  ARE * rtt_min <= cwnd
  * holds whenever the estimate is right, so the cap only bites when the
  * estimator overshoots.  Results are never below 1 (cwnd) / 2 (ssthresh).
  */
 static inline void jersey_decide(struct jersey_decision *d, u8 ev, bool ecn_ok,
-				 bool congested, u32 cwnd, u32 ssthresh,
-				 u32 ownd)
+				 u8 why, u32 cwnd, u32 ssthresh, u32 ownd)
 {
+	bool congested = why != LC_WHY_NONE;
 	u32 w = cc_max_u32(ownd, JERSEY_OWND_MIN);
 	u32 capped = cwnd ? cc_max_u32(cc_min_u32(w, cwnd),
 				       JERSEY_OWND_MIN) : w;
 
+	d->why = why;
 	switch (ev) {
 	case CC_EV_ECE:
 		d->cause = JERSEY_CAUSE_ECN;

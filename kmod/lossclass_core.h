@@ -11,20 +11,31 @@
  * traffic, and there a sender that holds its window through losses never
  * backs off.  The safe classifier calls a loss (3rd DUPACK, a loss repaired
  * by a tail loss probe, a timeout) without ECE a congestion loss when
- *   - the path shows a standing queue: the smoothed RTT exceeds the minimum
- *     RTT by more than LC_QUEUE_SHIFT (1/8) of it, at least LC_QUEUE_MIN_US
- *     (a full drop-tail buffer of any useful size shows up there); this is
- *     waived while the path marks (a CE echo within the last LC_CE_RTTS
- *     round trips): a marking AQM keeps its own queue and tells congestion
- *     by CE before it drops;
- *   - or the window is neither delivered nor queued: cwnd exceeds what the
- *     path delivered per minimum RTT (the kernel's delivery rate times
- *     rtt_min) times srtt / rtt_min by more than a half: losses that
- *     make room for no extra delivery and no extra delay (a shallow buffer
- *     overflowing, a policer) are congestion, marks or not;
+ *   - the path shows a standing queue: the minimum RTT of the last round
+ *     trip (or of this one, after LC_ROUND_SAMPLES samples) exceeds the
+ *     path's minimum RTT by more than min_rtt / 8, clamped to [4 ms, 16 ms]
+ *     (RFC 9406's HyStart++ delay threshold).  A round's minimum, not the
+ *     smoothed RTT: a standing queue raises every sample of a round, while
+ *     jitter, delayed ACKs and a sender's own bursts raise some; a full
+ *     drop-tail buffer of any useful size shows up there.  This is waived
+ *     while the path marks (a CE echo within the last LC_CE_ROUNDS round
+ *     trips): a marking AQM keeps its own queue and tells congestion by CE
+ *     before it drops;
+ *   - or the window is not delivered: cwnd exceeds by more than a half the
+ *     segments the path delivered (ACKed or SACKed) during the last round
+ *     trip, i.e. what it carries and queues: losses that make room for no
+ *     extra delivery and no extra delay (a shallow buffer overflowing, a
+ *     policer) are congestion, marks or not.  Counted per round, not from
+ *     one delivery-rate sample, which losses and recoveries depress, and
+ *     falling by at most a quarter a round (a round cut short by a
+ *     recovery counts few).  In slow start, where cwnd doubles every
+ *     round, half of cwnd is compared;
  * and a wireless loss otherwise.  Misclassifying a wireless loss as
- * congestion is cheap for jersey (its response, cwnd = ARE * rtt_min, only
- * drains the queue) and bounded for diffc (Reno's halving).
+ * congestion is cheap when the response only drains the queue (jersey:
+ * cwnd = ARE * rtt_min; diffc: cwnd * rtt_min / srtt, at least half).
+ * The same standing queue ends slow start (HyStart's delay increase, as
+ * the kernel's cubic does), so that a lone flow does not overflow a
+ * drop-tail buffer with a burst of a half window at the end of slow start.
  *
  * Fairness.  jersey answers congestion with cwnd -> ownd = ARE * rtt_min,
  * i.e. it multiplies cwnd by beta = ownd / cwnd = rtt_min / RTT, only the
@@ -39,9 +50,11 @@
  * TCP-friendly region uses the same relation), so after a congestion
  * response that kept beta of the window, jersey's congestion avoidance adds
  * alpha = 3 (1 - beta) / (1 + beta) segments per RTT (at most
- * Reno's one, at least 1/16) until the next congestion response.  A
- * single flow loses nothing by it: its window never goes below ownd, the
- * path's BDP.  Losses taken for corruption change neither cwnd nor alpha.
+ * Reno's one, at least 1/16) until the next congestion response; so does
+ * diffc's after it drained a queue (a halving gives Reno's one).  A single
+ * flow loses nothing by it: its window never goes below ownd, the path's
+ * BDP.  Losses taken for corruption change neither cwnd nor alpha: the
+ * window they hold goes on growing by alpha while the loss is repaired.
  */
 #ifndef _JERSEY_LOSSCLASS_CORE_H
 #define _JERSEY_LOSSCLASS_CORE_H
@@ -49,11 +62,12 @@
 #include "cc_core.h"
 
 #define LC_QUEUE_SHIFT		3	/* standing queue: > rtt_min / 8 */
-#define LC_QUEUE_MIN_US		1000U	/*   and > 1 ms */
-#define LC_EXCESS_SHIFT		1	/* window excess: > held * 3 / 2 */
-#define LC_EXCESS_MIN		2U	/*   and > bdp + 2 segments */
-#define LC_BDP_SHIFT		8	/* bdp in 1/256 segments */
-#define LC_CE_RTTS		32U	/* the path marks: CE within 32 RTTs */
+#define LC_QUEUE_MIN_US		4000U	/*   within [4 ms, 16 ms] (RFC 9406) */
+#define LC_QUEUE_MAX_US		16000U
+#define LC_ROUND_SAMPLES	8U	/* a round's minimum counts after 8 */
+#define LC_EXCESS_SHIFT		1	/* window excess: > delivered * 3 / 2 */
+#define LC_EXCESS_MIN		2U	/*   and > delivered + 2 segments */
+#define LC_CE_ROUNDS		32U	/* the path marks: CE within 32 rounds */
 #define LC_AI_SHIFT		8	/* alpha in Q8 */
 #define LC_AI_ONE		(1U << LC_AI_SHIFT)
 #define LC_AI_MIN		(LC_AI_ONE >> 4)
@@ -63,71 +77,181 @@ enum lc_mode {
 	LC_PAPER,		/* every loss without ECE is wireless */
 };
 
-/* what a sender knows when it classifies a loss */
-struct lc_input {
-	u32	srtt_us;	/* smoothed RTT */
-	u32	min_rtt_us;	/* minimum RTT (0 = unknown) */
-	u32	cwnd;		/* segments, before the response */
-	u32	bdp;		/* segments delivered per min RTT, in 1/256
-				 * (LC_BDP_SHIFT: a slow path's 1.7 is not 1);
-				 * 0 = unknown
-				 */
-	bool	ece;		/* this ACK carried ECE */
-	bool	marks;		/* a CE echo within the last LC_CE_RTTS RTTs */
+/* why a loss is congestion (LC_WHY_NONE: it is not, corruption) */
+enum lc_why {
+	LC_WHY_NONE,
+	LC_WHY_ECE,		/* the ACK carried ECE */
+	LC_WHY_EXCESS,		/* the window is neither delivered nor queued */
+	LC_WHY_QUEUE,		/* a round's minimum RTT shows a standing queue */
 };
 
-static inline bool lc_standing_queue(u32 srtt_us, u32 min_rtt_us)
-{
-	u32 q = cc_max_u32(min_rtt_us >> LC_QUEUE_SHIFT, LC_QUEUE_MIN_US);
+/*
+ * What a sender learns of the path round trip by round trip: the minimum
+ * RTT sample of the current round (a round ends when snd_una passes the
+ * snd_nxt of its start, as in Vegas), whether the last round's minimum
+ * showed a standing queue, and how many rounds ago it last echoed CE.
+ */
+struct lc_path {
+	u32	round_min;	/* this round's minimum RTT sample (us), 0 = none */
+	u32	round_end;	/* the round ends when snd_una passes this */
+	u16	round_start;	/* tp->delivered (low 16 bits) when it began */
+	u16	delivered;	/* segments delivered in the last round,
+				 * 0 = unknown (none yet, or 2^16 or more)
+				 */
+	u8	samples;	/* RTT samples in this round (saturating) */
+	u8	ce_age;		/* rounds since the last CE echo + 1, 0 = none */
+	u8	started:1,	/* round_end is set */
+		queued:1;	/* the last round's minimum showed a standing queue */
+};
 
-	return min_rtt_us && srtt_us > min_rtt_us &&
-	       srtt_us - min_rtt_us > q;
+/* what a sender knows when it classifies a loss */
+struct lc_input {
+	u32	cwnd;		/* segments, before the response */
+	bool	slow_start;	/* cwnd below ssthresh before the event */
+	u32	delivered;	/* lc_path's last round, 0 = unknown */
+	bool	ece;		/* this ACK carried ECE */
+	bool	marks;		/* a CE echo within the last LC_CE_ROUNDS rounds */
+	bool	queued;		/* lc_path_queued() */
+};
+
+/* the queueing delay that counts as a standing queue for @min_rtt_us */
+static inline u32 lc_queue_threshold(u32 min_rtt_us)
+{
+	u32 q = min_rtt_us >> LC_QUEUE_SHIFT;
+
+	return cc_min_u32(cc_max_u32(q, LC_QUEUE_MIN_US), LC_QUEUE_MAX_US);
+}
+
+static inline bool lc_standing_queue(u32 rtt_us, u32 min_rtt_us)
+{
+	return min_rtt_us && rtt_us > min_rtt_us &&
+	       rtt_us - min_rtt_us > lc_queue_threshold(min_rtt_us);
+}
+
+/* where a sender stands when an ACK arrives */
+struct lc_ack {
+	u32	una;		/* snd_una */
+	u32	nxt;		/* snd_nxt */
+	u32	delivered;	/* segments delivered so far (tp->delivered) */
+	u32	min_rtt_us;	/* the path's minimum RTT, 0 = unknown */
+};
+
+/*
+ * One RTT sample (@rtt_us, 0 = none) at @a.  Returns true when it ended a
+ * round; *@min is then the round's minimum sample.
+ */
+static inline bool lc_path_rtt(struct lc_path *p, u32 rtt_us,
+			       const struct lc_ack *a, u32 *min)
+{
+	u32 n;
+
+	if (!rtt_us)
+		return false;
+	if (!p->round_min || rtt_us < p->round_min)
+		p->round_min = rtt_us;
+	if (p->samples < 0xff)
+		p->samples++;
+	if (!p->started) {
+		p->started = 1;
+		p->round_end = a->nxt;
+		p->round_start = (u16)a->delivered;
+		return false;
+	}
+	if ((s32)(a->una - p->round_end) < 0)
+		return false;
+	*min = p->round_min;
+	p->queued = lc_standing_queue(p->round_min, a->min_rtt_us);
+	/*
+	 * a round of 2^16 or more: 0, unknown; a round cut short by a loss
+	 * recovery (a cumulative ACK of data SACKed before) counts few: the
+	 * count falls by at most a quarter a round
+	 */
+	n = (u16)((u16)a->delivered - p->round_start);
+	p->delivered = n ? cc_max_u32(n, p->delivered - (p->delivered >> 2)) : 0;
+	p->round_start = (u16)a->delivered;
+	if (p->ce_age && p->ce_age < 0xff)
+		p->ce_age++;
+	p->round_min = 0;
+	p->samples = 0;
+	p->round_end = a->nxt;
+	return true;
+}
+
+/* an ACK echoed CE */
+static inline void lc_path_ce(struct lc_path *p)
+{
+	p->ce_age = 1;
+}
+
+static inline bool lc_path_marks(const struct lc_path *p)
+{
+	return p->ce_age && p->ce_age <= LC_CE_ROUNDS;
 }
 
 /*
- * The window exceeds what the path holds: more than the segments delivered
- * per minimum RTT (@bdp) times srtt / min_rtt (what a standing queue
- * explains), plus a half.  Losses that made room for no extra delivery
- * and no extra delay: a shallow buffer overflowing, a policer.  Half, not
- * less: srtt lags a queue that is building.
+ * A standing queue: the last round's minimum RTT showed one, or this
+ * round's does already after LC_ROUND_SAMPLES samples.
  */
-static inline bool lc_window_excess(u32 cwnd, u32 bdp, u32 srtt_us,
-				    u32 min_rtt_us)
+static inline bool lc_path_queued(const struct lc_path *p, u32 min_rtt_us)
 {
-	u64 held, slack;
-
-	if (!bdp || !min_rtt_us)
-		return false;
-	held = bdp;	/* 1/256 segments, as cwnd << LC_BDP_SHIFT below */
-	if (srtt_us > min_rtt_us)
-		held = cc_div64((u64)bdp * srtt_us, min_rtt_us);
-	slack = cc_max_u64(held >> LC_EXCESS_SHIFT,
-			   (u64)LC_EXCESS_MIN << LC_BDP_SHIFT);
-	return ((u64)cwnd << LC_BDP_SHIFT) > held + slack;
+	return p->queued ||
+	       (p->samples >= LC_ROUND_SAMPLES &&
+		lc_standing_queue(p->round_min, min_rtt_us));
 }
 
-/* is this loss (without ECE: a 3rd DUPACK, a TLP repair, a timeout) congestion? */
-static inline bool lc_congestion(const struct lc_input *in, u8 mode)
+/*
+ * The window is not delivered: more than half again the segments the path
+ * delivered in the last round trip (@delivered, what it carries and queues;
+ * 0 = unknown), and at least LC_EXCESS_MIN more.  Losses that made room for
+ * no extra delivery and no extra delay: a shallow buffer overflowing, a
+ * policer.  Half, not less: a round's count varies with the losses.
+ */
+static inline bool lc_window_excess(u32 cwnd, u32 delivered)
+{
+	u32 slack = cc_max_u32(delivered >> LC_EXCESS_SHIFT, LC_EXCESS_MIN);
+
+	return delivered && (u64)cwnd > (u64)delivered + slack;
+}
+
+/*
+ * Is this loss (without ECE: a 3rd DUPACK, a TLP repair, a timeout)
+ * congestion, and why?  LC_WHY_NONE: corruption.
+ */
+static inline u8 lc_congestion(const struct lc_input *in, u8 mode)
 {
 	if (in->ece)
-		return true;
+		return LC_WHY_ECE;
 	if (mode == LC_PAPER)
-		return false;
-	if (lc_window_excess(in->cwnd, in->bdp, in->srtt_us, in->min_rtt_us))
-		return true;
-	return !in->marks && lc_standing_queue(in->srtt_us, in->min_rtt_us);
+		return LC_WHY_NONE;
+	if (lc_window_excess(in->slow_start ? in->cwnd >> 1 : in->cwnd,
+			     in->delivered))
+		return LC_WHY_EXCESS;
+	if (!in->marks && in->queued)
+		return LC_WHY_QUEUE;
+	return LC_WHY_NONE;
 }
 
 /*
- * Was @then_ms (a CE echo) within @rtts round trips of @rtt_us before
- * @now_ms?  Millisecond stamps in u32, compared modulo 2^32 (49 days).
+ * Slow start in the safe mode ends at a standing queue (HyStart's delay
+ * increase): the window already fills the path.
  */
-static inline bool lc_recent(u32 now_ms, u32 then_ms, u32 rtt_us, u32 rtts)
+static inline bool lc_slow_start_over(const struct lc_path *p, u32 min_rtt_us)
 {
-	s32 d = (s32)(now_ms - then_ms);
-	u32 rtt_ms = cc_max_u32(rtt_us / 1000, 1);
+	return lc_path_queued(p, min_rtt_us);
+}
 
-	return d >= 0 && (u64)d <= (u64)rtt_ms * rtts;
+/*
+ * The window that drains a standing queue: @cwnd * @min_rtt_us / @srtt_us
+ * (the queue's share of the window leaves), at least half of it (Reno's
+ * response, what a full drop-tail buffer of one BDP gives too).
+ */
+static inline u32 lc_drain_window(u32 cwnd, u32 srtt_us, u32 min_rtt_us)
+{
+	u32 w = cwnd;
+
+	if (min_rtt_us && srtt_us > min_rtt_us)
+		w = (u32)cc_div64((u64)cwnd * min_rtt_us, srtt_us);
+	return cc_max_u32(w, cwnd >> 1);
 }
 
 /*
@@ -146,6 +270,21 @@ static inline u32 lc_ai_gain(u32 before, u32 after)
 	if (a > LC_AI_ONE)
 		return LC_AI_ONE;
 	return a < LC_AI_MIN ? LC_AI_MIN : (u32)a;
+}
+
+/*
+ * The increase in effect: the fair one (@ai) while the path shows a
+ * standing queue or marks (CE within LC_CE_ROUNDS rounds), where flows
+ * compete for a queue; Reno's one segment per RTT otherwise (a lone flow
+ * that drained its queue on a drop-tail path, spare capacity: growing
+ * harms nobody there).  A marking gateway keeps its queue short, so the
+ * marks, not the delay, say that flows compete behind it.
+ */
+static inline u32 lc_ai_now(const struct lc_path *p, u32 min_rtt_us, u32 ai)
+{
+	if (lc_path_queued(p, min_rtt_us) || lc_path_marks(p))
+		return ai;
+	return LC_AI_ONE;
 }
 
 /*

@@ -19,9 +19,10 @@
  * receiver's delayed-ACK wait and any scheduling jitter of the path, and with
  * the hysteresis one high sample can latch "congested".  Vegas itself
  * (Brakmo & Peterson; Linux tcp_vegas) classifies once per round trip with
- * the minimum RTT seen during it; nrlp_round_sample() provides that: it
- * collects the minimum of the samples until snd_una passes the snd_nxt of
- * the round's start, then hands it to nrlp_sample().
+ * the minimum RTT seen during it; lc_path_rtt() (lossclass_core.h, the
+ * round trips the loss classifier of jersey and diffc watches too) provides
+ * that: it collects the minimum of the samples until snd_una passes the
+ * snd_nxt of the round's start, then hands it to nrlp_sample().
  *
  * Reactions (FlightSize as in RFC 5681: data outstanding, in segments):
  *   loss (3rd DUPACK), congested: NewReno, ssthresh = max(flight / 2, 2);
@@ -104,37 +105,6 @@ static inline bool nrlp_sample(struct nrlp_pred *p, u32 rtt_us, u32 cwnd,
 		p->congested = 0;
 	p->v_milli = nrlp_v_milli(cwnd, rtt_us, p->rtt_min);
 	return p->congested;
-}
-
-/* the minimum RTT of a round trip (rtt=min) */
-struct nrlp_round {
-	u32	min_rtt;	/* us, 0 = no sample in this round yet */
-	u32	end;		/* the round ends when snd_una passes this */
-	u8	started;
-};
-
-/*
- * One RTT sample with the current snd_una and snd_nxt.  Returns true when
- * it ended a round; *rtt is then the round's minimum sample.
- */
-static inline bool nrlp_round_sample(struct nrlp_round *r, u32 rtt_us, u32 una,
-				     u32 nxt, u32 *rtt)
-{
-	if (!rtt_us)
-		return false;
-	if (!r->min_rtt || rtt_us < r->min_rtt)
-		r->min_rtt = rtt_us;
-	if (!r->started) {
-		r->started = 1;
-		r->end = nxt;
-		return false;
-	}
-	if ((s32)(una - r->end) < 0)
-		return false;
-	*rtt = r->min_rtt;
-	r->min_rtt = 0;
-	r->end = nxt;
-	return true;
 }
 
 enum nrlp_cause {

@@ -17,14 +17,23 @@
  * "ECE seen" is the ECE flag of the latest ACK: an RFC 3168 receiver sets it
  * on every ACK from the CE mark until it sees our CWR, about one RTT.
  *
- * Safe by default (classify=safe): a loss without ECE is speculated to be
- * corruption only while the RTT shows no standing queue (or the path has
- * echoed CE within the last 32 RTTs: a marking gateway owns that queue) and
- * the window is delivered (lossclass_core.h, as tcp_jersey.c); otherwise it
- * is congestion and halved like Reno.  A drop-tail bottleneck, a policer or
- * an AQM that drops is then answered as congestion.  In this mode losses
- * are told apart with or without ECN on the connection.  classify=paper is
- * the papers' speculation: every loss without ECE held, without ECN Reno.
+ * The safe mode (classify=safe): a loss without ECE is speculated to be
+ * corruption only while the round trips show no standing queue (or the
+ * path has echoed CE within the last 32 round trips: a marking gateway owns
+ * that queue) and the window is delivered (lossclass_core.h, as
+ * tcp_jersey.c).  Otherwise it is congestion: at a standing queue the
+ * window drains it (cwnd * rtt_min / srtt, at least half: at a full
+ * drop-tail buffer of one BDP that is Reno's halving, at a short queue a
+ * random loss costs only the queue; action "drain"), when the window is not
+ * delivered (a shallow buffer, a policer) Reno's halving.  After a drain,
+ * congestion avoidance adds 3 (1 - beta) / (1 + beta) segments per RTT, as
+ * jersey's (Reno's one after a halving), so that with the same signals
+ * diffc is no greedier than Reno.  Slow start ends at a standing queue, and
+ * a held recovery goes on growing the window (as jersey).  A drop-tail
+ * bottleneck, a policer or an AQM that drops is then answered as
+ * congestion.  In this mode losses are told apart with or without ECN on
+ * the connection.  classify=paper is the papers' speculation: every loss
+ * without ECE held, without ECN Reno.
  *
  * Linux mechanics as in tcp_jersey.c, through the shared glue (cc_glue.h):
  * the kernel's loss recovery (PRR) is kept, .ssthresh gives the PRR target
@@ -37,7 +46,8 @@
  * segment.  An ECE arriving while a held loss is being repaired (Recovery,
  * Loss), where the kernel ignores it, halves the target by hand once per
  * episode and queues CWR, so that the same mark is not answered twice.
- * Between events: Reno (tcp_reno_cong_avoid); .undo_cwnd as Reno.
+ * Between events: Reno slow start and congestion avoidance (cc_cong_avoid(),
+ * with the safe mode's slow-start exit and increase); .undo_cwnd as Reno.
  *
  * ECN.  As tcp_jersey.c: needs_ecn=Y (default) sets TCP_CONG_NEEDS_ECN (ECT
  * SYN; Linux peers accept only if their listener's CC needs ECN too), and a
@@ -69,11 +79,12 @@
 struct diffc {
 	struct cc_glue g;		/* events and reductions (cc_glue.h), first */
 	struct diffc_counts n;		/* shown by ss -tin (get_info) */
-	struct cc_marks m;		/* the path's CE echoes */
+	struct lc_path path;		/* round trips: queue, CE echoes */
+	u16	ai;			/* additive increase, Q8 segments/RTT */
 	u8	classify:1;		/* enum lc_mode */
 };
 
-static int diffc_classify = LC_PAPER;
+static int diffc_classify = LC_SAFE;
 
 static const char * const diffc_classify_names[] = {
 	[LC_SAFE]	= "safe",
@@ -81,20 +92,20 @@ static const char * const diffc_classify_names[] = {
 };
 
 CC_PARAM_ENUM(classify, diffc_classify, diffc_classify_names,
-	      "losses without ECE: safe (congestion when the RTT shows a standing queue or the window is not delivered) or paper (always speculated corruption; the papers) [paper]");
+	      "losses without ECE: safe (congestion when the round trips show a standing queue or the window is not delivered: the queue drained, or halved; slow start ends at a standing queue) or paper (always speculated corruption; the papers) [safe]");
 
 static bool diffc_needs_ecn = true;
 module_param_named(needs_ecn, diffc_needs_ecn, bool, 0444);
 MODULE_PARM_DESC(needs_ecn,
 		 "request ECN on every connection (TCP_CONG_NEEDS_ECN, ECT SYN; Linux peers accept it only if their listener's CC needs ECN) [Y]; N: RFC 3168 negotiation by net.ipv4.tcp_ecn=1 or a route with 'features ecn'");
 
-/* is a loss now congestion?  ECE, or lossclass_core.h's classifier */
-static bool diffc_congested(const struct sock *sk, u32 cwnd)
+/* is a loss now congestion, and why?  ECE, or lossclass_core.h's classifier */
+static u8 diffc_congested(const struct sock *sk, u32 cwnd, u32 ssthresh)
 {
 	const struct diffc *ca = inet_csk_ca(sk);
 	struct lc_input in;
 
-	cc_lc_input(sk, &ca->g, &ca->m, cwnd, &in);
+	cc_lc_input(sk, &ca->g, &ca->path, cwnd, ssthresh, &in);
 	return lc_congestion(&in, ca->classify);
 }
 
@@ -107,9 +118,15 @@ static void diffc_decide_now(struct sock *sk, struct diffc_decision *d, u8 ev,
 			     u32 cwnd, u32 ssthresh)
 {
 	const struct diffc *ca = inet_csk_ca(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
 	bool differ = cc_ecn_ok(sk) || ca->classify == LC_SAFE;
+	u8 why = diffc_congested(sk, cwnd, ssthresh);
 
-	diffc_decide(d, ev, differ, diffc_congested(sk, cwnd), cwnd, ssthresh);
+	diffc_decide(d, ev, differ, why != LC_WHY_NONE, cwnd, ssthresh);
+	d->why = why;
+	if (why == LC_WHY_QUEUE)
+		diffc_drain(d, cwnd, lc_drain_window(cwnd, tp->srtt_us >> 3,
+						     cc_min_rtt(tp)));
 }
 
 static void diffc_record(struct sock *sk, u8 ev,
@@ -118,8 +135,13 @@ static void diffc_record(struct sock *sk, u8 ev,
 	struct diffc *ca = inet_csk_ca(sk);
 
 	diffc_count(&ca->n, ev, d);
-	if (d->action != DIFFC_HOLD)
+	if (d->action != DIFFC_HOLD) {
 		cc_glue_answered(&ca->g);
+		/* the safe mode's fair increase after a congestion response */
+		if (ca->classify == LC_SAFE && d->cwnd < cwnd_before)
+			ca->ai = lc_ai_gain(cwnd_before, d->action == DIFFC_RESET ?
+					    cwnd_before / 2 : d->cwnd);
+	}
 	trace_diffc_loss(sk, ev, d, cwnd_before, ca->g.ece, &ca->n);
 }
 
@@ -146,6 +168,7 @@ static void diffc_reduce(struct sock *sk, u8 ev)
 		 * window was already halved: no second reduction
 		 */
 		d.action = DIFFC_HALVE;
+		d.why = LC_WHY_NONE;
 		d.cwnd = tp->snd_ssthresh;
 		d.ssthresh = old;
 		diffc_record(sk, ev, &d, cwnd);
@@ -180,11 +203,13 @@ static void diffc_late_ece(struct sock *sk)
 
 	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss) {
 		diffc_decide(&d, CC_EV_ECE, true, true, cwnd, tp->snd_ssthresh);
+		d.why = LC_WHY_ECE;
 		cc_glue_set(sk, &ca->g, d.cwnd, d.ssthresh);
 	} else {
 		/* Recovery: snd_ssthresh is the cwnd target of PRR */
 		diffc_decide(&d, CC_EV_ECE, true, true, tp->snd_ssthresh,
 			     tp->snd_ssthresh);
+		d.why = LC_WHY_ECE;
 		cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
 	}
 	cc_glue_ece_answered(sk, &ca->g);
@@ -202,6 +227,7 @@ static void diffc_init(struct sock *sk)
 	memset(ca, 0, sizeof(*ca));
 	cc_glue_init(&ca->g);
 	ca->classify = READ_ONCE(diffc_classify);
+	ca->ai = LC_AI_ONE;
 }
 
 /* called for every ACK before the kernel's loss/ECN processing */
@@ -210,9 +236,33 @@ static void diffc_in_ack_event(struct sock *sk, u32 flags)
 	struct diffc *ca = inet_csk_ca(sk);
 
 	cc_glue_ack(sk, &ca->g, flags);
-	cc_marks_ack(sk, &ca->m, &ca->g);
+	cc_path_ack(&ca->path, &ca->g);
 	if (cc_glue_late_ece(sk, &ca->g))
 		diffc_late_ece(sk);
+}
+
+/* Reno (safe: slow start ends at a standing queue; the fair increase) */
+static void diffc_cong_avoid(struct sock *sk, u32 ack, u32 acked)
+{
+	const struct diffc *ca = inet_csk_ca(sk);
+
+	cc_cong_avoid(sk, &ca->path, ca->ai, ca->classify == LC_SAFE, acked);
+}
+
+/*
+ * every ACK that finds data outstanding: the round trips' RTT; a held
+ * recovery goes on growing (safe mode)
+ */
+static void diffc_pkts_acked(struct sock *sk, const struct ack_sample *sample)
+{
+	struct diffc *ca = inet_csk_ca(sk);
+	u32 round_min;
+
+	cc_path_rtt(sk, &ca->path, sample->rtt_us, &round_min);
+	if (ca->classify == LC_SAFE)
+		cc_glue_grow_held(sk, &ca->g, sample->pkts_acked,
+				  lc_ai_now(&ca->path, cc_min_rtt(tcp_sk(sk)),
+					    ca->ai));
 }
 
 /* entering CWR, Recovery or Loss: the PRR target (hold or halve) */
@@ -257,10 +307,11 @@ static size_t diffc_get_info(struct sock *sk, u32 ext, int *attr,
 static struct tcp_congestion_ops tcp_diffc __read_mostly = {
 	.init		= diffc_init,
 	.ssthresh	= diffc_ssthresh,
-	.cong_avoid	= tcp_reno_cong_avoid,
+	.cong_avoid	= diffc_cong_avoid,
 	.set_state	= diffc_set_state,
 	.cwnd_event	= cc_glue_cwnd_event,
 	.in_ack_event	= diffc_in_ack_event,
+	.pkts_acked	= diffc_pkts_acked,
 	.undo_cwnd	= cc_glue_undo,
 	.get_info	= diffc_get_info,
 	.flags		= TCP_CONG_NEEDS_ECN,

@@ -12,8 +12,8 @@
  * tp->rx_opt.rcv_tsval, whose tick length jersey_core.h learns.
  * tau = srtt + rttvar with the RFC 6298 quantities: srtt_us >> 3 and
  * mdev_us >> 2 (tp->rttvar_us is floored at rto_min, unusable here).
- * rtt_min (D) is the minimum ack_sample RTT seen, seeded from the kernel's
- * windowed minimum (SYN RTT) at init.
+ * rtt_min (D) is the kernel's minimum RTT (tcp_min_rtt(): the minimum of
+ * the same ACK RTT samples, windowed over net.ipv4.tcp_min_rtt_wlen).
  *
  * Window control.  We keep the kernel's loss recovery and use .cong_avoid,
  * not .cong_control: with .cong_control the kernel would skip PRR, the
@@ -36,8 +36,8 @@
  *     timeouts of the same episode keep the kernel's cwnd of one segment;
  *   ECE while in Recovery or Loss (the kernel ignores it there): the target
  *     is lowered by hand once, and CWR is queued for the receiver.
- * Between events: Reno slow start / congestion avoidance
- * (tcp_reno_cong_avoid).  .undo_cwnd restores max(cwnd, prior_cwnd) (the
+ * Between events: Reno slow start / congestion avoidance (cc_cong_avoid(),
+ * alpha segments per RTT, see below).  .undo_cwnd restores max(cwnd, prior_cwnd) (the
  * kernel saved prior_cwnd/prior_ssthresh before our decision) and cancels a
  * pending ssthresh change.
  *
@@ -45,16 +45,26 @@
  * ECE a wireless loss; that is right only behind a gateway that marks before
  * it drops.  A real host mostly meets drop-tail queues, policers and AQMs
  * that mark only some traffic, where holding the window through losses
- * never backs off.  So a loss without ECE counts as wireless only while the
- * RTT shows no standing queue (srtt - min_rtt <= max(min_rtt / 8, 1 ms);
- * waived while the path marks, i.e. echoed CE within the last 32 RTTs) and
- * the window is delivered (cwnd <= 3/2 of the segments the kernel's
- * delivery rate sample says the path carries per min RTT, times srtt /
- * min_rtt); otherwise it is
- * congestion, answered with cwnd = ownd (lossclass_core.h).  Taking a
- * wireless loss for congestion costs little: ownd = ARE * rtt_min only
- * drains the queue.  In this mode losses are told apart with or without ECN
- * on the connection (ECN adds the CE signal).
+ * never backs off.  So (lossclass_core.h, with the path's round trips
+ * watched in .pkts_acked) a loss without ECE counts as wireless only while
+ *   - no standing queue: the minimum RTT of the last round trip (or of
+ *     this one after 8 samples) is within min_rtt / 8, clamped to [4 ms,
+ *     16 ms], of the path's minimum RTT (waived while the path marks: CE
+ *     echoed within the last 32 round trips, the AQM owns its queue), and
+ *   - the window is delivered: cwnd (half of it in slow start) is at most
+ *     3/2 of the segments the path delivered in the last round trip;
+ * otherwise it is congestion, answered with cwnd = ownd.  Taking a wireless
+ * loss for congestion costs little: ownd = ARE * rtt_min only drains the
+ * queue.  The same standing queue ends slow start (HyStart's delay
+ * increase), so a lone flow does not overflow a drop-tail buffer with half
+ * a window at the end of slow start.  A recovery held for corruption goes
+ * on growing the window (cc_glue_grow_held()): the kernel raises cwnd only
+ * outside recovery, and at a few percent of random loss a sender is in
+ * recovery most of the time.  The fair increase below applies while the
+ * path shows a standing queue, Reno's one segment per RTT while it shows
+ * none.  In this mode losses are told apart with or
+ * without ECN on the connection (ECN adds the CE signal); the tracepoint
+ * says why a loss was congestion (why=ece, excess, queue).
  * Fairness: cwnd -> ownd keeps beta = ownd / cwnd of the window (only the
  * queue's share) where Reno keeps 1/2; with equal increase jersey took 2-3x
  * Reno's share behind marking gateways.  After a congestion response,
@@ -62,8 +72,9 @@
  * segments per RTT (RFC 8312's TCP-friendly relation: equal average windows
  * for flows that get the same signals), at most one; the window never goes
  * below ownd, so a lone flow keeps the link full.  classify=paper restores
- * the thesis: every loss without ECE wireless, Reno's increase, and without
- * ECN every loss congestion (AIAD).
+ * the thesis: every loss without ECE wireless, Reno's increase, slow start
+ * until a loss or ECE, a held recovery holds, and without ECN every loss
+ * congestion (AIAD).
  *
  * ECN.  The paper's loss differentiation needs ECN on the connection (the
  * safe mode uses it when present).  With needs_ecn=Y
@@ -99,9 +110,8 @@
 struct jersey {
 	struct cc_glue g;		/* events and reductions (cc_glue.h), first */
 	struct jersey_est est;		/* ARE and its sampler */
-	u32	rtt_min;		/* D: min RTT seen (us), 0 = none */
 	u32	delivered;		/* tp->delivered at the previous ACK */
-	struct cc_marks m;		/* the path's CE echoes */
+	struct lc_path path;		/* round trips: queue, CE echoes */
 	u16	ai;			/* additive increase, Q8 segments/RTT */
 	u8	mode:2,			/* enum jersey_mode */
 		filter:2,		/* enum jersey_filter */
@@ -110,7 +120,7 @@ struct jersey {
 
 static int jersey_estimator = JERSEY_MODE_AUTO;
 static int jersey_filter_type = JERSEY_FILTER_ATSW;
-static int jersey_classify = LC_PAPER;
+static int jersey_classify = LC_SAFE;
 
 static const char * const jersey_classify_names[] = {
 	[LC_SAFE]	= "safe",
@@ -118,7 +128,7 @@ static const char * const jersey_classify_names[] = {
 };
 
 CC_PARAM_ENUM(classify, jersey_classify, jersey_classify_names,
-	      "losses without ECE: safe (congestion when the RTT shows a standing queue or the window is not delivered; fair increase after congestion) or paper (always wireless, Reno increase; the thesis) [paper]");
+	      "losses without ECE: safe (congestion when the round trips show a standing queue or the window is not delivered; slow start ends at a standing queue; fair increase after congestion) or paper (always wireless, Reno increase; the thesis) [safe]");
 
 static const char * const jersey_estimator_names[] = {
 	[JERSEY_MODE_AUTO]	= "auto",
@@ -147,7 +157,7 @@ static u32 jersey_ownd_now(const struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	const struct jersey *ca = inet_csk_ca(sk);
-	u32 w = jersey_ownd(ca->est.are, ca->rtt_min, tp->mss_cache);
+	u32 w = jersey_ownd(ca->est.are, cc_min_rtt(tp), tp->mss_cache);
 
 	return min(w, max(tp->snd_cwnd_clamp, JERSEY_OWND_MIN));
 }
@@ -158,42 +168,54 @@ static void jersey_record(struct sock *sk, u8 ev,
 	const struct jersey *ca = inet_csk_ca(sk);
 
 	trace_jersey_loss(sk, ev, d, cwnd_before, jersey_rate_bps(ca->est.are),
-			  ca->rtt_min);
+			  cc_min_rtt(tcp_sk(sk)));
 }
 
-/* is a loss now (without ECE) congestion?  lossclass_core.h */
-static bool jersey_congested(const struct sock *sk, u32 cwnd)
+/* is a loss now congestion, and why?  lossclass_core.h */
+static u8 jersey_congested(const struct sock *sk, u32 cwnd, u32 ssthresh)
 {
 	const struct jersey *ca = inet_csk_ca(sk);
 	struct lc_input in;
 
-	cc_lc_input(sk, &ca->g, &ca->m, cwnd, &in);
+	cc_lc_input(sk, &ca->g, &ca->path, cwnd, ssthresh, &in);
 	return lc_congestion(&in, ca->classify);
 }
 
 /*
  * A decision of jersey_decide() for @ev with the socket's state.  In the
  * safe mode losses are told apart with or without ECN (ECN adds the CE
- * signal); in the paper's, only with ECN.
+ * signal); in the paper's, only with ECN.  In the safe mode an ECE or a
+ * loss at a standing queue drains no more than the queue: ownd, or the
+ * window times rtt_min / srtt if that is larger (ARE, a filtered rate, lags
+ * the link's rate: by a few percent in congestion avoidance, by half at the
+ * end of slow start, and the link would then run short of the BDP).
  */
 static void jersey_decide_now(struct sock *sk, struct jersey_decision *d,
 			      u8 ev, u32 cwnd, u32 ssthresh)
 {
+	const struct tcp_sock *tp = tcp_sk(sk);
 	struct jersey *ca = inet_csk_ca(sk);
 	u32 ownd = jersey_ownd_now(sk);
 	bool differ = cc_ecn_ok(sk) || ca->classify == LC_SAFE;
+	u8 why = jersey_congested(sk, cwnd, ssthresh);
 
-	jersey_decide(d, ev, differ, jersey_congested(sk, cwnd), cwnd,
-		      ssthresh, ownd);
+	if (ca->classify == LC_SAFE &&
+	    (why == LC_WHY_QUEUE || why == LC_WHY_ECE))
+		ownd = max(ownd, lc_drain_window(cwnd, tp->srtt_us >> 3,
+						 cc_min_rtt(tp)));
+	jersey_decide(d, ev, differ, why, cwnd, ssthresh, ownd);
 }
 
-/* after a congestion response from @before to @after: the fair increase */
+/*
+ * after a congestion response from @before to @after: the fair increase
+ * (a response that kept the whole window, ownd >= cwnd, leaves it)
+ */
 static void jersey_responded(struct sock *sk, u32 before, u32 after)
 {
 	struct jersey *ca = inet_csk_ca(sk);
 
 	cc_glue_answered(&ca->g);
-	if (ca->classify == LC_SAFE)
+	if (ca->classify == LC_SAFE && after < before)
 		ca->ai = lc_ai_gain(before, after);
 }
 
@@ -247,7 +269,13 @@ static void jersey_rto(struct sock *sk)
 	jersey_record(sk, CC_EV_RTO, &d, before);
 }
 
-/* ECE while in Recovery or Loss, where the kernel does not react to it */
+/*
+ * ECE while in Recovery or Loss, where the kernel does not react to it.  In
+ * Recovery snd_ssthresh is the cwnd target of PRR; in the safe mode the
+ * decision is taken against the ssthresh to come after it (ss_after), so
+ * that in a held slow start an ECE lowers only that, as an ECE in slow
+ * start does.
+ */
 static void jersey_late_ece(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
@@ -259,9 +287,13 @@ static void jersey_late_ece(struct sock *sk)
 		jersey_decide_now(sk, &d, CC_EV_ECE, cwnd, tp->snd_ssthresh);
 		cc_glue_set(sk, &ca->g, d.cwnd, d.ssthresh);
 	} else {
-		/* Recovery: snd_ssthresh is the cwnd target of PRR */
-		jersey_decide_now(sk, &d, CC_EV_ECE, tp->snd_ssthresh,
-				  tp->snd_ssthresh);
+		/* paper: decided as in congestion avoidance (the thesis has
+		 * no ECE during recovery)
+		 */
+		u32 after = ca->classify == LC_SAFE && ca->g.ss_fix ?
+			    ca->g.ss_after : tp->snd_ssthresh;
+
+		jersey_decide_now(sk, &d, CC_EV_ECE, tp->snd_ssthresh, after);
 		cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
 	}
 	cc_glue_ece_answered(sk, &ca->g);
@@ -275,14 +307,12 @@ static void jersey_init(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct jersey *ca = inet_csk_ca(sk);
-	u32 rtt = tcp_min_rtt(tp);
 
 	/* without ECN every loss is a congestion loss (AIAD) */
 	cc_noecn_fallback(sk, &tcp_jersey_noecn);
 	memset(ca, 0, sizeof(*ca));
 	cc_glue_init(&ca->g);
 	jersey_est_init(&ca->est, tp->tcp_mstamp);
-	ca->rtt_min = rtt == ~0U ? 0 : rtt;
 	ca->delivered = tp->delivered;
 	ca->mode = READ_ONCE(jersey_estimator);
 	ca->filter = READ_ONCE(jersey_filter_type);
@@ -296,25 +326,17 @@ static void jersey_in_ack_event(struct sock *sk, u32 flags)
 	struct jersey *ca = inet_csk_ca(sk);
 
 	cc_glue_ack(sk, &ca->g, flags);
-	cc_marks_ack(sk, &ca->m, &ca->g);
+	cc_path_ack(&ca->path, &ca->g);
 	if (cc_glue_late_ece(sk, &ca->g))
 		jersey_late_ece(sk);
 }
 
-/* Reno slow start; congestion avoidance adds ai segments per RTT */
+/* Reno slow start (safe: ending at a standing queue); ai segments per RTT */
 static void jersey_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
 	const struct jersey *ca = inet_csk_ca(sk);
 
-	if (!tcp_is_cwnd_limited(sk))
-		return;
-	if (tcp_in_slow_start(tp)) {
-		acked = tcp_slow_start(tp, acked);
-		if (!acked)
-			return;
-	}
-	tcp_cong_avoid_ai(tp, lc_ai_window(tcp_snd_cwnd(tp), ca->ai), acked);
+	cc_cong_avoid(sk, &ca->path, ca->ai, ca->classify == LC_SAFE, acked);
 }
 
 /* called for every ACK that finds data outstanding: RTT and ARE samples */
@@ -323,15 +345,17 @@ static void jersey_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct jersey *ca = inet_csk_ca(sk);
 	struct jersey_sample out;
+	u32 round_min;
 	struct jersey_ack ack = {
 		.tau_us	= jersey_tau(tp->srtt_us >> 3, tp->mdev_us >> 2),
 		.mode	= ca->mode,
 		.filter	= ca->filter,
 	};
 
-	if (sample->rtt_us > 0 &&
-	    (!ca->rtt_min || (u32)sample->rtt_us < ca->rtt_min))
-		ca->rtt_min = sample->rtt_us;
+	cc_path_rtt(sk, &ca->path, sample->rtt_us, &round_min);
+	if (ca->classify == LC_SAFE)
+		cc_glue_grow_held(sk, &ca->g, sample->pkts_acked,
+				  lc_ai_now(&ca->path, cc_min_rtt(tp), ca->ai));
 	cc_ack_read(sk, &ca->delivered, &ack.ack);
 	if (jersey_est_ack(&ca->est, &ack, &out))
 		trace_jersey_sample(sk, jersey_rate_bps(ca->est.are), &out,
@@ -367,7 +391,7 @@ static size_t jersey_get_info(struct sock *sk, u32 ext, int *attr,
 	const struct jersey *ca = inet_csk_ca(sk);
 
 	return cc_bbr_info(ext, attr, info, jersey_rate_bps(ca->est.are),
-			   ca->rtt_min);
+			   cc_min_rtt(tcp_sk(sk)));
 }
 
 static struct tcp_congestion_ops tcp_jersey __read_mostly = {

@@ -33,7 +33,8 @@
  * Parameters alpha and beta (segments, defaults 1 and 3, the paper's best)
  * apply to connections opened after they are set; 0 <= alpha < beta <= 1000.
  * rtt = min (default: Vegas' own measurement, once per round trip the
- * minimum RTT sample of the round, see newrenolp_core.h; better accuracy and
+ * minimum RTT sample of the round, lc_path_rtt() of lossclass_core.h, see
+ * newrenolp_core.h; better accuracy and
  * goodput at every point measured) or latest (the paper's wording: every
  * ACK's RTT sample), also for new connections.
  *
@@ -59,7 +60,7 @@ struct nrlp {
 	struct cc_glue g;		/* events and reductions (cc_glue.h), first */
 	struct nrlp_pred pred;		/* Vegas predictor */
 	struct nrlp_decision d;		/* the latest decision */
-	struct nrlp_round round;	/* rtt=min: this round's minimum */
+	struct lc_path round;		/* rtt=min: this round's minimum */
 	u32	cwnd_before;		/* cwnd when .ssthresh ran */
 	u32	flight;			/* FlightSize when .ssthresh ran */
 	u16	alpha;			/* thresholds of this connection */
@@ -146,8 +147,7 @@ static void nrlp_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 
 	if (sample->rtt_us <= 0)
 		return;
-	if (ca->round_min &&
-	    !nrlp_round_sample(&ca->round, rtt, tp->snd_una, tp->snd_nxt, &rtt))
+	if (ca->round_min && !cc_path_rtt(sk, &ca->round, sample->rtt_us, &rtt))
 		return;
 	nrlp_sample(&ca->pred, rtt, cc_window_used(tp, tcp_snd_cwnd(tp)),
 		    ca->alpha, ca->beta);

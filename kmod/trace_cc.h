@@ -22,6 +22,7 @@
 
 #include "cc_core.h"
 #include "compat.h"
+#include "lossclass_core.h"
 
 /* sockaddr_in6 is always bigger than sockaddr_in */
 #define CC_TP_SOCK_ENTRY						\
@@ -106,12 +107,24 @@
 
 #define show_cc_event(e)	__print_symbolic(e, CC_EVENT_NAMES)
 
+/* why the loss classifier (lossclass_core.h) called a loss congestion */
+#define show_lc_why(w)							\
+	__print_symbolic(w,						\
+		{ LC_WHY_NONE,		"none" },			\
+		{ LC_WHY_ECE,		"ece" },			\
+		{ LC_WHY_EXCESS,	"excess" },			\
+		{ LC_WHY_QUEUE,		"queue" })
+
 /* in each trace header: the event names for its trace system */
 #define CC_TRACE_DEFINE_EVENTS				\
 	TRACE_DEFINE_ENUM(CC_EV_DUPACK);		\
 	TRACE_DEFINE_ENUM(CC_EV_RTO);			\
 	TRACE_DEFINE_ENUM(CC_EV_ECE);			\
 	TRACE_DEFINE_ENUM(CC_EV_TLP);			\
-	TRACE_DEFINE_ENUM(CC_EV_LOCAL)
+	TRACE_DEFINE_ENUM(CC_EV_LOCAL);			\
+	TRACE_DEFINE_ENUM(LC_WHY_NONE);			\
+	TRACE_DEFINE_ENUM(LC_WHY_ECE);			\
+	TRACE_DEFINE_ENUM(LC_WHY_EXCESS);		\
+	TRACE_DEFINE_ENUM(LC_WHY_QUEUE)
 
 #endif /* _JERSEY_TRACE_CC_H */

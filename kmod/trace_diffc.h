@@ -4,7 +4,9 @@
  *
  *   diffc:diffc_loss   one per decision: ECE halving, loss (3rd DUPACK),
  *                      RTO, TLP-repaired loss or local congestion, held or
- *                      halved/reset, with the per-socket running totals
+ *                      halved/reset/drained (and why: none, ece, excess,
+ *                      queue; lossclass_core.h), with the per-socket
+ *                      running totals
  *
  * una_tx is the local time (CLOCK_MONOTONIC us) of the last transmission of
  * the segment at snd_una, now the time of the decision (same clock).
@@ -24,12 +26,14 @@ CC_TRACE_DEFINE_EVENTS;
 TRACE_DEFINE_ENUM(DIFFC_HOLD);
 TRACE_DEFINE_ENUM(DIFFC_HALVE);
 TRACE_DEFINE_ENUM(DIFFC_RESET);
+TRACE_DEFINE_ENUM(DIFFC_DRAIN);
 
 #define show_diffc_action(a)						\
 	__print_symbolic(a,						\
 		{ DIFFC_HOLD,		"hold" },			\
 		{ DIFFC_HALVE,		"halve" },			\
-		{ DIFFC_RESET,		"reset" })
+		{ DIFFC_RESET,		"reset" },			\
+		{ DIFFC_DRAIN,		"drain" })
 
 TRACE_EVENT(diffc_loss,
 
@@ -41,6 +45,7 @@ TRACE_EVENT(diffc_loss,
 	TP_STRUCT__entry(
 		CC_TP_LOSS_ENTRY
 		__field(__u8, ece)
+		__field(__u8, why)
 		__field(__u8, ecn_ok)
 		__field(__u32, n_held)
 		__field(__u32, n_halved)
@@ -51,15 +56,16 @@ TRACE_EVENT(diffc_loss,
 		CC_TP_LOSS_ASSIGN(sk, ev, d->action, cwnd_before,
 				  d->cwnd, d->ssthresh);
 		__entry->ece = congested;
+		__entry->why = d->why;
 		__entry->ecn_ok = compat_tcp_ecn_ok(tcp_sk(sk));
 		__entry->n_held = n->held;
 		__entry->n_halved = n->halved;
 		__entry->n_rto = n->rto;
 	),
 
-	TP_printk(CC_TP_LOSS_FMT("action") " ece=%u ecn=%u held=%u halved=%u rto=%u",
+	TP_printk(CC_TP_LOSS_FMT("action") " ece=%u why=%s ecn=%u held=%u halved=%u rto=%u",
 		  CC_TP_LOSS_ARGS(show_diffc_action),
-		  __entry->ece, __entry->ecn_ok, __entry->n_held,
+		  __entry->ece, show_lc_why(__entry->why), __entry->ecn_ok, __entry->n_held,
 		  __entry->n_halved, __entry->n_rto)
 );
 

@@ -5,7 +5,9 @@
  *   jersey:jersey_loss    one per decision: what happened (kind: dupack,
  *                         rto, ece, tlp, local), how it was classified
  *                         (cause: wireless, congestion, rto_wireless,
- *                         rto_congestion, ecn), cwnd and ssthresh after it
+ *                         rto_congestion, ecn) and why (why: none, ece,
+ *                         excess, queue: lossclass_core.h), cwnd and
+ *                         ssthresh after it
  *   jersey:jersey_sample  one per rate-estimator sample
  *
  * e.g.  echo 1 > /sys/kernel/tracing/events/jersey/enable
@@ -46,20 +48,24 @@ TRACE_EVENT(jersey_loss,
 
 	TP_STRUCT__entry(
 		CC_TP_LOSS_ENTRY
+		__field(__u8, why)
 		__field(__u64, are)
 		__field(__u32, rtt_min)
+		__field(__u32, srtt)
 	),
 
 	TP_fast_assign(
 		CC_TP_LOSS_ASSIGN(sk, ev, d->cause, cwnd_before,
 				  d->cwnd, d->ssthresh);
+		__entry->why = d->why;
 		__entry->are = are;
 		__entry->rtt_min = rtt_min;
+		__entry->srtt = tcp_sk(sk)->srtt_us >> 3;
 	),
 
-	TP_printk(CC_TP_LOSS_FMT("cause") " are=%llu rtt_min=%u",
-		  CC_TP_LOSS_ARGS(show_jersey_cause),
-		  __entry->are, __entry->rtt_min)
+	TP_printk(CC_TP_LOSS_FMT("cause") " why=%s are=%llu rtt_min=%u srtt=%u",
+		  CC_TP_LOSS_ARGS(show_jersey_cause), show_lc_why(__entry->why),
+		  __entry->are, __entry->rtt_min, __entry->srtt)
 );
 
 TRACE_EVENT(jersey_sample,

@@ -37,7 +37,7 @@ from testbed.run.records import FlowResult, PointRecord
 
 # cause= values of the loss tracepoints, by what they claim
 WIRELESS_CAUSES = {"wireless", "rto_wireless", "corruption", "hold", "held"}
-CONGESTION_CAUSES = {"congestion", "rto_congestion", "halve", "halved", "reset"}
+CONGESTION_CAUSES = {"congestion", "rto_congestion", "halve", "halved", "reset", "drain"}
 NOT_A_LOSS = {"ecn", "ece", "cwr"}
 NOT_A_LOSS_KINDS = {"ece", "ecn", "tlp", "local"}  # local: our own qdisc refused a packet
 

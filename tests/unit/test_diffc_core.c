@@ -99,6 +99,33 @@ static void test_no_ecn_is_reno(void)
 	CHECK_CMP(d.ssthresh, ==, 20);
 }
 
+/* the safe mode at a standing queue: drain it instead of halving */
+static void test_drain(void)
+{
+	struct diffc_decision d;
+
+	diffc_decide(&d, CC_EV_DUPACK, true, true, 90, INF);
+	diffc_drain(&d, 90, 80);
+	CHECK_CMP(d.action, ==, DIFFC_DRAIN);
+	CHECK_CMP(d.cwnd, ==, 80);
+	CHECK_CMP(d.ssthresh, ==, 80);
+	/* never below Reno's half, never above the window */
+	diffc_decide(&d, CC_EV_DUPACK, true, true, 90, INF);
+	diffc_drain(&d, 90, 10);
+	CHECK_CMP(d.cwnd, ==, 45);
+	diffc_decide(&d, CC_EV_DUPACK, true, true, 90, INF);
+	diffc_drain(&d, 90, 200);
+	CHECK_CMP(d.cwnd, ==, 90);
+	/* a held loss or a timeout stays what it was */
+	diffc_decide(&d, CC_EV_DUPACK, true, false, 90, INF);
+	diffc_drain(&d, 90, 80);
+	CHECK_CMP(d.action, ==, DIFFC_HOLD);
+	diffc_decide(&d, CC_EV_RTO, true, true, 90, INF);
+	diffc_drain(&d, 90, 80);
+	CHECK_CMP(d.action, ==, DIFFC_RESET);
+	CHECK_CMP(d.cwnd, ==, 1);
+}
+
 static void test_counts(void)
 {
 	struct diffc_counts n = { 0 };
@@ -148,6 +175,7 @@ int main(void)
 	RUN(test_loss_with_ece_halves);
 	RUN(test_rto);
 	RUN(test_no_ecn_is_reno);
+	RUN(test_drain);
 	RUN(test_counts);
 	RUN(test_hold_is_stable);
 	return check_summary();

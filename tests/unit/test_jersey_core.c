@@ -672,7 +672,9 @@ static void decide(struct jersey_decision *d, u8 ev, bool ecn, bool cong,
 		   u32 cwnd, u32 ss, u32 ownd)
 {
 	memset(d, 0xa5, sizeof(*d));
-	jersey_decide(d, ev, ecn, cong, cwnd, ss, ownd);
+	jersey_decide(d, ev, ecn, cong ? LC_WHY_QUEUE : LC_WHY_NONE, cwnd, ss,
+		      ownd);
+	CHECK_CMP(d->why, ==, cong ? LC_WHY_QUEUE : LC_WHY_NONE);
 }
 
 #define ROW(ev, ecn, cong, w0, s0, ow, c, w1, s1) do {		\

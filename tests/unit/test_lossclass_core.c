@@ -1,63 +1,190 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of kmod/lossclass_core.h: the safe loss classifier of jersey
- * and diffc and the fair additive increase after a congestion response.
+ * Unit tests of kmod/lossclass_core.h: the round trips of a path (round
+ * minimum, standing queue, CE age), the safe loss classifier of jersey and
+ * diffc, the slow-start exit, the drain window and the fair additive
+ * increase after a congestion response.
  */
 #include "check.h"
 #include "lossclass_core.h"
 
-static struct lc_input in(u32 srtt, u32 min_rtt, u32 cwnd, u32 bdp, bool ece,
-			  bool marks)
+static struct lc_input in(u32 cwnd, u32 delivered, bool ece, bool marks,
+			  bool queued)
 {
 	struct lc_input i = {
-		.srtt_us = srtt, .min_rtt_us = min_rtt, .cwnd = cwnd,
-		.bdp = bdp << LC_BDP_SHIFT, .ece = ece, .marks = marks,
+		.cwnd = cwnd, .delivered = delivered, .ece = ece,
+		.marks = marks, .queued = queued,
 	};
 
 	return i;
 }
 
+/* an RTT sample at snd_una @una, snd_nxt @nxt, @delivered so far, 40 ms path */
+static bool rtt_at(struct lc_path *p, u32 rtt, u32 una, u32 nxt, u32 min_rtt,
+		   u32 delivered, u32 *min)
+{
+	struct lc_ack a = { .una = una, .nxt = nxt, .delivered = delivered,
+			    .min_rtt_us = min_rtt };
+
+	return lc_path_rtt(p, rtt, &a, min);
+}
+
 static void test_standing_queue(void)
 {
 	/* 40 ms base: the threshold is 5 ms */
+	CHECK_CMP(lc_queue_threshold(40000), ==, 5000);
 	CHECK(!lc_standing_queue(44000, 40000));
 	CHECK(!lc_standing_queue(45000, 40000));
 	CHECK(lc_standing_queue(45001, 40000));
 	/* a full drop-tail buffer of one BDP doubles the RTT */
 	CHECK(lc_standing_queue(80000, 40000));
-	/* short paths: at least 1 ms of queue */
-	CHECK(!lc_standing_queue(1900, 1000));
-	CHECK(lc_standing_queue(2100, 1000));
+	/* RFC 9406's clamp: at least 4 ms, at most 16 ms */
+	CHECK_CMP(lc_queue_threshold(1000), ==, 4000);
+	CHECK(!lc_standing_queue(5000, 1000));
+	CHECK(lc_standing_queue(5001, 1000));
+	CHECK_CMP(lc_queue_threshold(560000), ==, 16000);
+	CHECK(lc_standing_queue(576001, 560000));
 	/* no minimum yet, or an RTT below it: no queue */
 	CHECK(!lc_standing_queue(80000, 0));
 	CHECK(!lc_standing_queue(30000, 40000));
 }
 
-#define Q(segments) ((u32)(segments) << LC_BDP_SHIFT)
+/* the minimum RTT sample of each round trip, across the sequence wrap */
+static void test_round_minimum(void)
+{
+	struct lc_path r = { 0 };
+	u32 rtt = 0;
+
+	/* first sample starts a round ending at snd_nxt 1000 */
+	CHECK(!rtt_at(&r, 100000, 0, 1000, 90000, 0, &rtt));
+	CHECK(!rtt_at(&r, 140000, 500, 1500, 90000, 0, &rtt)); /* delayed ACK */
+	CHECK(!rtt_at(&r, 0, 900, 1500, 90000, 0, &rtt));	/* no sample */
+	CHECK_CMP(r.samples, ==, 2);
+	CHECK(rtt_at(&r, 120000, 1000, 2000, 90000, 0, &rtt));
+	CHECK_CMP(rtt, ==, 100000);
+	CHECK_CMP(r.samples, ==, 0);
+	/* the next round ends at 2000; across the sequence wrap too */
+	CHECK(!rtt_at(&r, 130000, 1500, 2100, 90000, 0, &rtt));
+	CHECK(rtt_at(&r, 125000, 2001, 0xfffffff0U, 90000, 0, &rtt));
+	CHECK_CMP(rtt, ==, 125000);
+	CHECK(!rtt_at(&r, 110000, 0xfffffff0U - 1, 5, 90000, 0, &rtt));
+	CHECK(rtt_at(&r, 111000, 3, 10, 90000, 0, &rtt));
+	CHECK_CMP(rtt, ==, 110000);
+}
+
+/*
+ * A standing queue raises every sample of a round; jitter and bursts only
+ * some.  Rounds of 20 samples on a 40 ms path.
+ */
+static u32 round_of(struct lc_path *p, u32 una, u32 base, u32 step, u32 low)
+{
+	u32 rtt, i;
+
+	for (i = 0; i < 19; i++)
+		rtt_at(p, i == 10 ? low : base + (i % 4) * step, una + i,
+		       una + 100, 40000, 0, &rtt);
+	rtt_at(p, base, una + 100, una + 200, 40000, 0, &rtt);
+	return una + 100;
+}
+
+static void test_queued_by_round_minimum(void)
+{
+	struct lc_path p = { 0 };
+	u32 una = 0, rtt;
+
+	rtt_at(&p, 40000, 0, 100, 40000, 0, &rtt);	/* starts round 1 */
+	/* jitter up to 12 ms over a 41 ms base: one low sample, no queue */
+	una = round_of(&p, una, 41000, 4000, 40500);
+	CHECK(!p.queued && !lc_path_queued(&p, 40000));
+	/* a 6 ms standing queue: every sample above 46 ms */
+	una = round_of(&p, una, 46500, 3000, 46100);
+	CHECK(p.queued && lc_path_queued(&p, 40000));
+	/* it drains: the next round clears it */
+	una = round_of(&p, una, 40200, 3000, 40100);
+	CHECK(!p.queued);
+	/* within a round: after LC_ROUND_SAMPLES samples above the threshold */
+	for (rtt = 0; rtt < LC_ROUND_SAMPLES - 1; rtt++) {
+		u32 m;
+
+		rtt_at(&p, 50000, una + rtt, una + 100, 40000, 0, &m);
+	}
+	CHECK(!lc_path_queued(&p, 40000));
+	rtt_at(&p, 50000, una + 8, una + 100, 40000, 0, &rtt);
+	CHECK(lc_path_queued(&p, 40000));
+	CHECK(lc_slow_start_over(&p, 40000));
+	CHECK(!lc_path_queued(&p, 0));	/* no minimum RTT known */
+}
+
+static void test_ce_age(void)
+{
+	struct lc_path p = { 0 };
+	u32 una = 0, i, rtt;
+
+	CHECK(!lc_path_marks(&p));	/* never marked */
+	lc_path_ce(&p);
+	CHECK(lc_path_marks(&p));
+	for (i = 0; i < LC_CE_ROUNDS; i++) {
+		rtt_at(&p, 40000, una, una + 10, 40000, 0, &rtt);
+		una += 10;
+	}
+	/* the first sample only started the first round: 31 rounds ended */
+	CHECK(lc_path_marks(&p));
+	rtt_at(&p, 40000, una, una + 10, 40000, 0, &rtt);
+	CHECK(!lc_path_marks(&p));
+	for (i = 0; i < 1000; i++) {	/* saturates, never wraps to "just" */
+		una += 10;
+		rtt_at(&p, 40000, una, una + 10, 40000, 0, &rtt);
+	}
+	CHECK(!lc_path_marks(&p));
+}
+
+static void test_drain_window(void)
+{
+	/* a 5 ms queue on 40 ms: keep 40/45 */
+	CHECK_CMP(lc_drain_window(90, 45000, 40000), ==, 80);
+	/* a full BDP buffer: Reno's half, never less */
+	CHECK_CMP(lc_drain_window(132, 80000, 40000), ==, 66);
+	CHECK_CMP(lc_drain_window(132, 200000, 40000), ==, 66);
+	/* no queue or no minimum: nothing to drain */
+	CHECK_CMP(lc_drain_window(90, 40000, 40000), ==, 90);
+	CHECK_CMP(lc_drain_window(90, 45000, 0), ==, 90);
+}
 
 static void test_window_excess(void)
 {
-	/*
-	 * A slow path: 1.7 segments per 8.5 ms minimum RTT (200 segments/s),
-	 * srtt 300 ms: it holds 60.  Taken as 1 segment it would hold 35 and
-	 * a 60-segment window would look like a shallow buffer's excess.
-	 */
-	CHECK(!lc_window_excess(60, (u32)(1.7 * (1 << LC_BDP_SHIFT)), 300000, 8500));
-	CHECK(lc_window_excess(60, Q(1), 300000, 8500));
+	/* unknown (no round counted yet): never */
+	CHECK(!lc_window_excess(1000, 0));
+	/* over half again what the last round delivered, at least 2 more */
+	CHECK(!lc_window_excess(150, 100));
+	CHECK(lc_window_excess(151, 100));
+	CHECK(!lc_window_excess(6, 4));
+	CHECK(lc_window_excess(7, 4));
+	CHECK(!lc_window_excess(80, 100));
+}
 
-	/* no queue (srtt = min_rtt): over 3/2 of the delivered BDP */
-	CHECK(!lc_window_excess(100, Q(0), 40000, 40000));	/* unknown */
-	CHECK(!lc_window_excess(100, Q(100), 40000, 0));
-	CHECK(!lc_window_excess(100, Q(100), 40000, 40000));
-	CHECK(!lc_window_excess(150, Q(100), 40000, 40000));
-	CHECK(lc_window_excess(151, Q(100), 40000, 40000));
-	CHECK(!lc_window_excess(6, Q(4), 40000, 40000));	/* at least 2 over */
-	CHECK(lc_window_excess(7, Q(4), 40000, 40000));
-	CHECK(!lc_window_excess(80, Q(100), 40000, 40000));
-	/* a standing queue explains the window: RTT 1.5x, cwnd 1.5x BDP */
-	CHECK(!lc_window_excess(150, Q(100), 60000, 40000));
-	CHECK(!lc_window_excess(225, Q(100), 60000, 40000));
-	CHECK(lc_window_excess(226, Q(100), 60000, 40000));
+/* segments delivered per round trip, counted from tp->delivered */
+static void test_round_delivered(void)
+{
+	struct lc_path p = { 0 };
+	u32 rtt, d = 0xfff0;	/* the 16-bit count wraps */
+
+	rtt_at(&p, 40000, 0, 100, 40000, d, &rtt);
+	CHECK_CMP(p.delivered, ==, 0);
+	rtt_at(&p, 40000, 50, 150, 40000, d + 40, &rtt);
+	CHECK(rtt_at(&p, 40000, 100, 200, 40000, d + 90, &rtt));
+	CHECK_CMP(p.delivered, ==, 90);
+	CHECK(rtt_at(&p, 40000, 200, 300, 40000, d + 180, &rtt));
+	CHECK_CMP(p.delivered, ==, 90);
+	/* a policer: the window grows, the path delivers 90 a round */
+	CHECK(lc_window_excess(150, p.delivered));
+	/* 5 % random loss: 95 of 100 delivered, not an excess */
+	CHECK(rtt_at(&p, 40000, 300, 400, 40000, d + 275, &rtt));
+	CHECK_CMP(p.delivered, ==, 95);
+	CHECK(!lc_window_excess(100, p.delivered));
+	/* a round cut short by a recovery counts 10: the count falls by a quarter */
+	CHECK(rtt_at(&p, 40000, 400, 500, 40000, d + 285, &rtt));
+	CHECK_CMP(p.delivered, ==, 72);
+	CHECK(!lc_window_excess(100, p.delivered));
 }
 
 static void test_classification(void)
@@ -65,41 +192,47 @@ static void test_classification(void)
 	struct lc_input i;
 
 	/* ECE: congestion in both modes */
-	i = in(40000, 40000, 100, 100, true, true);
-	CHECK(lc_congestion(&i, LC_SAFE));
-	CHECK(lc_congestion(&i, LC_PAPER));
+	i = in(100, 100, true, true, false);
+	CHECK_CMP(lc_congestion(&i, LC_SAFE), ==, LC_WHY_ECE);
+	CHECK_CMP(lc_congestion(&i, LC_PAPER), ==, LC_WHY_ECE);
 	/* no queue, window delivered: wireless */
-	i = in(41000, 40000, 100, 99, false, false);
-	CHECK(!lc_congestion(&i, LC_SAFE));
-	/* drop-tail overflow: RTT doubled, no marks ever: congestion; the
-	 * paper's classifier calls it wireless
+	i = in(100, 99, false, false, false);
+	CHECK_CMP(lc_congestion(&i, LC_SAFE), ==, LC_WHY_NONE);
+	/* drop-tail overflow: a standing queue, no marks ever: congestion;
+	 * the paper's classifier calls it wireless
 	 */
-	i = in(80000, 40000, 200, 100, false, false);
-	CHECK(lc_congestion(&i, LC_SAFE));
-	CHECK(!lc_congestion(&i, LC_PAPER));
+	i = in(200, 198, false, false, true);
+	CHECK_CMP(lc_congestion(&i, LC_SAFE), ==, LC_WHY_QUEUE);
+	CHECK_CMP(lc_congestion(&i, LC_PAPER), ==, LC_WHY_NONE);
 	/* the same queue while the path marks: the AQM owns it, wireless */
-	i = in(60000, 40000, 150, 100, false, true);
-	CHECK(!lc_congestion(&i, LC_SAFE));
+	i = in(150, 148, false, true, true);
+	CHECK_CMP(lc_congestion(&i, LC_SAFE), ==, LC_WHY_NONE);
 	/* a policer or a shallow buffer: no queue but half the window lost */
-	i = in(40500, 40000, 200, 100, false, false);
-	CHECK(lc_congestion(&i, LC_SAFE));
-	i = in(40500, 40000, 200, 100, false, true);
-	CHECK(lc_congestion(&i, LC_SAFE));
-	CHECK(!lc_congestion(&i, LC_PAPER));
+	i = in(200, 100, false, false, false);
+	CHECK_CMP(lc_congestion(&i, LC_SAFE), ==, LC_WHY_EXCESS);
+	i = in(200, 100, false, true, false);
+	CHECK_CMP(lc_congestion(&i, LC_SAFE), ==, LC_WHY_EXCESS);
+	CHECK_CMP(lc_congestion(&i, LC_PAPER), ==, LC_WHY_NONE);
+	/* in slow start the window doubled since the last round was counted */
+	i = in(200, 100, false, false, false);
+	i.slow_start = true;
+	CHECK_CMP(lc_congestion(&i, LC_SAFE), ==, LC_WHY_NONE);
+	i.cwnd = 302;
+	CHECK_CMP(lc_congestion(&i, LC_SAFE), ==, LC_WHY_EXCESS);
 }
 
-static void test_recent(void)
+/* the increase in effect: the fair one only where flows compete for a queue */
+static void test_ai_now(void)
 {
-	/* 32 RTTs of 20 ms: 640 ms */
-	CHECK(lc_recent(1000, 400, 20000, LC_CE_RTTS));
-	CHECK(!lc_recent(1100, 400, 20000, LC_CE_RTTS));
-	/* RTTs below 1 ms count as 1 ms */
-	CHECK(lc_recent(30, 0, 100, LC_CE_RTTS));
-	CHECK(!lc_recent(33, 0, 100, LC_CE_RTTS));
-	/* a stamp in the future: not recent */
-	CHECK(!lc_recent(1000, 2000, 20000, LC_CE_RTTS));
-	/* across the wrap of the millisecond counter */
-	CHECK(lc_recent(100, 0xffffff00U, 20000, LC_CE_RTTS));
+	struct lc_path p = { 0 };
+
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, LC_AI_ONE);
+	p.queued = 1;
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
+	/* behind a marking gateway, which keeps its queue short: the marks */
+	p.queued = 0;
+	lc_path_ce(&p);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
 }
 
 static void test_fair_increase(void)
@@ -157,9 +290,14 @@ static void test_synchronised_flows_share(void)
 int main(void)
 {
 	RUN(test_standing_queue);
+	RUN(test_round_minimum);
+	RUN(test_queued_by_round_minimum);
+	RUN(test_ce_age);
+	RUN(test_drain_window);
 	RUN(test_window_excess);
+	RUN(test_round_delivered);
 	RUN(test_classification);
-	RUN(test_recent);
+	RUN(test_ai_now);
 	RUN(test_fair_increase);
 	RUN(test_synchronised_flows_share);
 	return check_summary();

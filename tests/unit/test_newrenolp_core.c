@@ -5,6 +5,7 @@
  */
 #include "check.h"
 #include "newrenolp_core.h"
+#include "lossclass_core.h"
 
 static void test_v_value(void)
 {
@@ -98,36 +99,29 @@ static void test_queue_buildup_predicts_congestion(void)
 /* rtt=min: one classification per round with the round's minimum */
 static void test_round_minimum(void)
 {
-	struct nrlp_round r = { 0 };
+	struct lc_path r = { 0 };
 	struct nrlp_pred p = { 0 };
+	struct lc_ack a;
 	u32 rtt = 0;
 
-	/* first sample starts a round ending at snd_nxt 1000 */
-	CHECK(!nrlp_round_sample(&r, 100000, 0, 1000, &rtt));
-	CHECK(!nrlp_round_sample(&r, 140000, 500, 1500, &rtt));	/* delayed ACK */
-	CHECK(!nrlp_round_sample(&r, 0, 900, 1500, &rtt));	/* no sample */
-	CHECK(nrlp_round_sample(&r, 120000, 1000, 2000, &rtt));
-	CHECK_CMP(rtt, ==, 100000);
-	/* the next round ends at 2000; across the sequence wrap too */
-	CHECK(!nrlp_round_sample(&r, 130000, 1500, 2100, &rtt));
-	CHECK(nrlp_round_sample(&r, 125000, 2001, 0xfffffff0U, &rtt));
-	CHECK_CMP(rtt, ==, 125000);
-	CHECK(!nrlp_round_sample(&r, 110000, 0xfffffff0U - 1, 5, &rtt));
-	CHECK(nrlp_round_sample(&r, 111000, 3, 10, &rtt));
-	CHECK_CMP(rtt, ==, 110000);
 	/*
 	 * a 40 ms delayed-ACK sample latches "congested" with the latest-RTT
-	 * predictor but not through the round minimum
+	 * predictor but not through the round minimum (lc_path_rtt(), tested
+	 * with the loss classifier)
 	 */
 	nrlp_sample(&p, 100000, 40, 1, 3);
 	CHECK(nrlp_sample(&p, 140000, 40, 1, 3));
 	CHECK(nrlp_sample(&p, 103000, 40, 1, 3));	/* V = 1.17: latched */
 	p = (struct nrlp_pred){ 0 };
-	r = (struct nrlp_round){ 0 };
 	nrlp_sample(&p, 100000, 40, 1, 3);
-	nrlp_round_sample(&r, 101000, 0, 100, &rtt);
-	nrlp_round_sample(&r, 140000, 50, 150, &rtt);
-	CHECK(nrlp_round_sample(&r, 102000, 100, 200, &rtt));
+	a = (struct lc_ack){ .una = 0, .nxt = 100, .min_rtt_us = 100000 };
+	lc_path_rtt(&r, 101000, &a, &rtt);
+	a.una = 50;
+	a.nxt = 150;
+	lc_path_rtt(&r, 140000, &a, &rtt);
+	a.una = 100;
+	a.nxt = 200;
+	CHECK(lc_path_rtt(&r, 102000, &a, &rtt));
 	CHECK(!nrlp_sample(&p, rtt, 40, 1, 3));
 }
 
