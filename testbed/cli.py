@@ -5,15 +5,21 @@
                when it can load modules), then build their report
 ``report``     rebuild tables, plots and report.md from the per-point JSON
 ``demo``       ``make demo``: the ``demo`` profile of ``fig5_11``, then its report
-``calibrate``  (not implemented yet)
+``calibrate``  run scenarios at their ``parallel`` and at ``parallel=1`` and
+               compare the two (does running points at once change them?)
 
 ``run`` boots one VM for the whole set (``testbed/vm``) and runs the harness
 (:mod:`testbed.run.harness`) inside it, which writes one JSON per point to
-``OUT/<scenario>/runs/``; a point whose JSON says ``ok`` is skipped, so the
-same command resumes an interrupted run (``--fresh`` starts over).  The
-report is then built on the host (:mod:`testbed.analysis.report`).  A user's
-runs go to ``out/`` (not tracked by git); the published results in
-``results/`` are regenerated on purpose with ``--out results``.
+``OUT/<kernel series>/<scenario>/runs/`` (the series as named in
+``testbed/kernels.txt``: ``6.12``, ``6.1``, ...; a kernel of no series by its
+release), so that runs on different kernels never share a directory; a point
+whose JSON says ``ok`` is skipped, so the same command resumes an interrupted
+run (``--fresh`` starts over).  The report is then built on the host
+(:mod:`testbed.analysis.report`): ``OUT/<kernel series>/report.md`` and
+``OUT/report.md`` linking every kernel's.  ``run --here --out DIR`` (what the
+VM runs) writes into ``DIR`` itself.  A user's runs go to ``out/`` (not
+tracked by git); the published results in ``results/`` are regenerated on
+purpose with ``--out results``.
 
 A scenario file or an option the testbed cannot use ends the command with one
 line saying what is wrong and exit status 2.
@@ -24,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -110,6 +117,40 @@ def default_out(profile: str | None) -> Path:
     return OUT / (profile or "full")
 
 
+def kernel_series(kernel: str) -> str:
+    """The name of ``kernel``'s series in testbed/kernels.txt (``6.1``, ``6.12``,
+    ...): a series name as it is, an ABI name (``uname -r``) by the series whose
+    ``abi`` pattern it matches; a kernel of no series (a host's own) by its
+    release."""
+    from testbed import kernels
+
+    try:
+        series = kernels.names()
+    except (OSError, subprocess.CalledProcessError):
+        return kernel
+    if kernel in series:
+        return kernel
+    for name in series:
+        p = subprocess.run([str(kernels.SCRIPT), "get", name], capture_output=True, text=True)
+        fields = p.stdout.split()
+        try:
+            if len(fields) >= 4 and re.fullmatch(fields[3], kernel):
+                return name
+        except re.error:
+            continue
+    return kernel
+
+
+def target_kernel(args: argparse.Namespace) -> str:
+    """The kernel ``run`` runs on: the host's (``--host``) or ``--kernel``'s."""
+    return os.uname().release if args.host else str(args.kernel)
+
+
+def kernel_out(args: argparse.Namespace, base: Path) -> Path:
+    """``base/<kernel series>``: where ``run`` puts the results of its kernel."""
+    return base / scenario.slug(kernel_series(target_kernel(args)))
+
+
 def in_vm(args: argparse.Namespace, names: list[str], out: Path, timeout_s: float) -> int:
     """The harness on the target kernel through testbed/vm; its exit status."""
     from testbed.vm import accel
@@ -133,22 +174,39 @@ def in_vm(args: argparse.Namespace, names: list[str], out: Path, timeout_s: floa
     return rc
 
 
-def run_scenarios(args: argparse.Namespace, names: list[str]) -> tuple[int, Path]:
-    """The common part of ``run`` and ``demo``: check, run, report."""
-    out = (Path(args.out) if args.out else default_out(args.profile)).resolve()
-    overrides = scenario.parse_set(args.set)
-    scs = load_all(names, overrides)  # fail early on a bad file or --set
+def base_out(args: argparse.Namespace) -> Path:
+    """``--out``, or ``out/PROFILE``."""
+    return (Path(args.out) if args.out else default_out(args.profile)).resolve()
+
+
+def check_scenarios(args: argparse.Namespace, names: list[str]) -> list[scenario.Scenario]:
+    """The scenarios with ``--set``; a bad file, ``--set`` or profile raises."""
+    scs = load_all(names, scenario.parse_set(args.set))  # fail early on a bad file or --set
     for sc in scs:
         sc.points(args.profile)  # and on a profile the file lacks
+    return scs
+
+
+def run_scenarios(
+    args: argparse.Namespace, names: list[str], out: Path | None = None
+) -> tuple[int, Path]:
+    """The common part of ``run``, ``demo`` and ``calibrate``: check, run, and
+    build the report of the directory the points went to: ``out`` if given,
+    else ``--out``'s kernel directory (``--here``: ``--out`` itself).  Returns
+    the harness's exit status and that directory."""
+    scs = check_scenarios(args, names)
     if args.here:
         from testbed.run import harness
 
+        out = out or base_out(args)
         if os.geteuid() != 0:
             raise UsageError("run --here: must run as root on the target kernel (or drop --here)")
         only = [o for o in args.only.split(",") if o] or None
         meta = json.loads(args.meta)
+        overrides = scenario.parse_set(args.set)
         rc = harness.run_here(names, out, args.profile, args.backend, meta, only, overrides)
         return rc, out
+    out = out or kernel_out(args, base_out(args))
     if args.fresh:
         for sc in scs:
             shutil.rmtree(out / sc.name, ignore_errors=True)
@@ -165,13 +223,21 @@ def run_scenarios(args: argparse.Namespace, names: list[str]) -> tuple[int, Path
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    return run_scenarios(args, args.scenarios or scenario.names())[0]
+    rc, out = run_scenarios(args, args.scenarios or scenario.names())
+    if not args.here:
+        from testbed.analysis import report
+
+        say(f"report of every kernel {report.index(out.parent)}")
+    return rc
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     args.profile, args.here, args.only = "demo", False, ""
     args.out = args.out or str(OUT / "demo")
     rc, out = run_scenarios(args, [DEMO_SCENARIO])
+    from testbed.analysis import report
+
+    report.index(out.parent)
     page = out / DEMO_SCENARIO / f"{DEMO_SCENARIO}.md"
     if page.exists():
         print(page.read_text())
@@ -194,15 +260,51 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def calibrate_plan(scs: list[scenario.Scenario], profile: str | None) -> dict[str, int]:
+    """Each scenario's ``parallel`` (after the profile and ``--set``), those
+    above 1 only: a scenario run one point at a time has nothing to compare."""
+    plan = {sc.name: int(sc.resolved(profile).get("parallel", 1)) for sc in scs}
+    return {name: n for name, n in plan.items() if n > 1}
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    say("calibrate: not implemented yet")
-    return USAGE_ERROR
+    """Each scenario at its own ``parallel`` into OUT/calibrate/<kernel>/parallel-N/,
+    and with ``--set parallel=1`` into .../parallel-1/; then calibration.md
+    (:func:`testbed.analysis.report.calibration`)."""
+    if not args.scenarios:
+        raise UsageError("calibrate: name at least one scenario (python -m testbed list)")
+    if "parallel" in scenario.parse_set(args.set):
+        raise UsageError("calibrate: parallel is what calibrate varies; drop --set parallel=...")
+    args.here, args.only, args.meta = False, "", "{}"
+    scs = check_scenarios(args, args.scenarios)  # fail before any VM boots
+    plan = calibrate_plan(scs, args.profile)
+    if not plan:
+        which = ", ".join(args.scenarios)
+        raise UsageError(f"calibrate: {which}: parallel = 1 already, nothing to compare")
+    base = Path(args.out or OUT).resolve() / "calibrate"
+    kdir = kernel_out(args, base)
+    rc = 0
+    for n in sorted(set(plan.values()), reverse=True):
+        names = [name for name, m in plan.items() if m == n]
+        say(f"calibrate: {', '.join(names)} at parallel {n}")
+        r, _ = run_scenarios(args, names, kdir / f"parallel-{n}")
+        rc = rc or r
+    say(f"calibrate: {', '.join(plan)} at parallel 1")
+    one = argparse.Namespace(**{**vars(args), "set": [*args.set, "parallel=1"]})
+    r, _ = run_scenarios(one, list(plan), kdir / "parallel-1")
+    rc = rc or r
+    from testbed.analysis import report
+
+    path = report.calibration(kdir, plan, args.metric)
+    print(path.read_text())
+    say(f"calibration {path}")
+    return rc
 
 
 # -- the parser -----------------------------------------------------------------------------
 
 
-def run_options(p: argparse.ArgumentParser, demo: bool = False) -> None:
+def run_options(p: argparse.ArgumentParser, demo: bool = False, calibrate: bool = False) -> None:
     where = p.add_argument_group("where to run")
     where.add_argument(
         "--kernel",
@@ -219,9 +321,12 @@ def run_options(p: argparse.ArgumentParser, demo: bool = False) -> None:
         "--out",
         default=None,
         metavar="DIR",
-        help="results directory (default: out/demo)"
+        help="results directory (default: out/demo); the points go to DIR/<kernel series>/"
         if demo
-        else "results directory (default: out/PROFILE, e.g. out/full; published: results)",
+        else "results directory (default: out); the points go to DIR/calibrate/<kernel series>/"
+        if calibrate
+        else "results directory (default: out/PROFILE, e.g. out/full; published: results); the "
+        "points go to DIR/<kernel series>/<scenario>/",
     )
     p.add_argument(
         "--backend",
@@ -254,8 +359,9 @@ def parser() -> argparse.ArgumentParser:
         "run",
         help="run scenarios on a Debian kernel, then build their report",
         description="Run every point of the scenarios (all by default) on a Debian kernel in "
-        "the VM, one JSON per point in OUT/<scenario>/runs/, then build OUT/report.md.  "
-        "Resumable: points already ok are skipped.",
+        "the VM, one JSON per point in OUT/<kernel series>/<scenario>/runs/, then build "
+        "OUT/<kernel series>/report.md and OUT/report.md (every kernel's).  Resumable: points "
+        "already ok are skipped.",
     )
     p.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="scenario names (default: all)")
     p.add_argument("--profile", default=None, help="quick, demo, ... (default: the full run)")
@@ -265,7 +371,7 @@ def parser() -> argparse.ArgumentParser:
         "--here",
         action="store_true",
         help="run on the kernel this command runs on, as root, without testbed/vm "
-        "(what the VM runs); no report",
+        "(what the VM runs): the points go to OUT itself; no report",
     )
     p.add_argument("--meta", default="{}", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_run)
@@ -273,6 +379,10 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "report",
         help="rebuild tables, plots and report.md from existing results",
+        description="Rebuild every scenario's page, tables and figures and report.md from the "
+        "per-point JSON: in each kernel directory of OUT (OUT/<kernel series>/, as run writes "
+        "them) and OUT/report.md linking them; a directory of the flat layout "
+        "(OUT/<scenario>/runs/, one kernel) is reported as it is.",
     )
     p.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="scenario names (default: all)")
     p.add_argument("--out", default=str(OUT / "full"), metavar="DIR", help="results directory")
@@ -291,7 +401,23 @@ def parser() -> argparse.ArgumentParser:
     run_options(p, demo=True)
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("calibrate", help="(not implemented yet)")
+    p = sub.add_parser(
+        "calibrate",
+        help="does running points at once change them? each scenario at its parallel and at 1",
+        description="Run each scenario twice on one kernel: at its own `parallel` (points at "
+        "once) into OUT/calibrate/<kernel>/parallel-N/, and with --set parallel=1 into "
+        "OUT/calibrate/<kernel>/parallel-1/; then OUT/calibrate/<kernel>/calibration.md "
+        "compares every point's median and 95 % CI: 'agree' when the parallel-1 median lies "
+        "within the parallel-N CI, else 'differs: lower parallel'.  Resumable like run.",
+    )
+    p.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="scenario names (at least one)")
+    p.add_argument("--profile", default=None, help="quick, ... (default: the full run)")
+    p.add_argument(
+        "--metric",
+        default="goodput_mbps",
+        help="the point metric compared (default %(default)s; e.g. accuracy, jain)",
+    )
+    run_options(p, calibrate=True)
     p.set_defaults(func=cmd_calibrate)
     return ap
 

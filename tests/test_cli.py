@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -76,9 +78,54 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], messa
     assert "Traceback" not in proc.stderr
 
 
-def test_calibrate_says_it_is_not_implemented() -> None:
-    proc = cli("calibrate")
-    assert proc.returncode == 2 and "not implemented" in proc.stderr
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["calibrate"], "name at least one scenario"),
+        (["calibrate", "no_such_scenario"], "no scenario file"),
+        (["calibrate", "--profile", "nope", "fig5_11"], "no [profiles.nope]"),
+        (["calibrate", "--set", "parallel=2", "fig5_11"], "parallel is what calibrate varies"),
+        (["calibrate", "--set", "runs=0", "fig5_11"], "runs must be at least 1"),
+    ],
+)
+def test_calibrate_fails_cleanly_before_any_vm(args: list[str], message: str) -> None:
+    proc = cli(*args)
+    assert proc.returncode == 2, proc
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and message in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_calibrate_help_says_what_it_compares() -> None:
+    proc = cli("calibrate", "--help")
+    assert proc.returncode == 0, proc
+    text = " ".join(proc.stdout.split())
+    for what in ("parallel-1/", "parallel-N/", "calibration.md", "agree", "--metric", "--kernel"):
+        assert what in text, what
+
+
+def test_calibrate_plan_and_kernel_directories(tmp_path: Path) -> None:
+    from argparse import Namespace
+
+    from testbed import cli as tcli
+
+    scs = [scenario.load("fig5_11"), scenario.load("bottlenecks")]
+    assert tcli.calibrate_plan(scs, None) == {"fig5_11": 12, "bottlenecks": 2}
+    assert tcli.calibrate_plan(scs, "quick") == {"fig5_11": 6, "bottlenecks": 2}
+    one = [scenario.load("fig5_11", scenario.parse_set(["parallel=1"]))]
+    assert tcli.calibrate_plan(one, None) == {}
+    # results go under the kernel's series of testbed/kernels.txt
+    assert tcli.kernel_series("6.12") == "6.12"
+    assert tcli.kernel_series("6.12.95+deb12-amd64") == "6.12"
+    assert tcli.kernel_series("6.1.0-56-amd64") == "6.1"
+    assert tcli.kernel_series("6.12.95+deb13-amd64") == "trixie-6.12"
+    assert tcli.kernel_series("5.10.0-30-amd64") == "5.10.0-30-amd64"  # no series: itself
+    args = Namespace(host=False, kernel="6.1")
+    assert tcli.kernel_out(args, tmp_path) == tmp_path / "6.1"
+    host = Namespace(host=True, kernel="6.12")
+    assert tcli.kernel_out(host, tmp_path).name == scenario.slug(
+        tcli.kernel_series(os.uname().release)
+    )
 
 
 def test_set_takes_one_value_for_a_sweep_axis() -> None:
@@ -86,3 +133,33 @@ def test_set_takes_one_value_for_a_sweep_axis() -> None:
     assert over == {"sweep": {"cc": ["reno"], "per": [0, 0.01]}, "runs": 1}
     pts = scenario.load("fig5_11", over).points()
     assert {p.values["cc"] for p in pts} == {"reno"} and len(pts) == 2
+
+
+def test_run_writes_into_the_kernels_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from testbed import cli as tcli
+
+    calls: list[tuple[list[str], Path, list[str]]] = []
+
+    def in_vm(args: Any, names: list[str], out: Path, timeout_s: float) -> int:
+        calls.append((names, out, list(args.set)))
+        return 0
+
+    monkeypatch.setattr(tcli, "in_vm", in_vm)
+    monkeypatch.setattr(tcli, "host_can_load_modules", lambda: False)
+    assert tcli.main(["run", "--out", str(tmp_path), "--kernel", "6.1", "fig5_11"]) == 0
+    assert calls == [(["fig5_11"], tmp_path / "6.1", [])]
+    assert (tmp_path / "6.1" / "report.md").exists() and (tmp_path / "report.md").exists()
+    # calibrate: each scenario at its parallel, then all at 1, under calibrate/<kernel>/
+    calls.clear()
+    cli_args = ["calibrate", "--out", str(tmp_path), "--kernel", "6.12", "--profile", "quick"]
+    assert tcli.main([*cli_args, "fig5_11", "satellite", "coexistence"]) == 0
+    kdir = tmp_path / "calibrate" / "6.12"
+    assert calls == [
+        (["fig5_11"], kdir / "parallel-6", []),
+        (["coexistence"], kdir / "parallel-5", []),
+        (["satellite"], kdir / "parallel-4", []),
+        (["fig5_11", "satellite", "coexistence"], kdir / "parallel-1", ["parallel=1"]),
+    ]
+    assert (kdir / "calibration.md").read_text().startswith("# Calibration")

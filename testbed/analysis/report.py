@@ -1,12 +1,17 @@
 """Tables, plots and ``report.md`` from the per-point JSON of a sweep (runs on the host).
 
 ``python -m testbed report [--out results] [SCENARIO...]`` reads
-``OUT/<scenario>/runs/*.json`` (written by :mod:`testbed.run.harness`),
-recomputes every point's metrics (:mod:`testbed.analysis.metrics`), and writes per
-scenario ``OUT/<scenario>/<scenario>.md`` (its tables), ``summary.json``
-(the same numbers as data) and the figures its file asks for
-(``<name>.png`` and ``.svg``), then ``OUT/report.md`` linking them all,
-with the acceptance checks (ground-truth validation, repeatability).
+``OUT/<kernel series>/<scenario>/runs/*.json`` (written by
+:mod:`testbed.run.harness`; ``python -m testbed run`` puts every kernel's
+points in a directory of their own, :func:`kernel_dirs`), recomputes every
+point's metrics (:mod:`testbed.analysis.metrics`), and writes per scenario
+``<scenario>/<scenario>.md`` (its scorecard and tables), ``summary.json`` (the
+same numbers as data) and the figures its file asks for (``<name>.png`` and
+``.svg``), then each kernel's ``report.md`` linking them all, with the
+acceptance checks (ground-truth validation, repeatability), and ``OUT/report.md``
+linking every kernel's report and naming every kernel and commit
+(:func:`index`).  A directory in the flat layout of earlier versions
+(``OUT/<scenario>/runs/``, or one kernel's directory) is reported as it is.
 
 Values are medians over runs with a 95 % percentile-bootstrap confidence
 interval (``median [lo, hi]``, :func:`testbed.analysis.metrics.median_ci`);
@@ -14,7 +19,16 @@ a cell from fewer than 3 runs says ``(n=1)`` or ``(n=2)`` instead, and
 figures draw the same interval as error bars, none below 3 runs.  Metric names
 are keys of the point metrics (dotted for nested ones, e.g.
 ``drops.link_share``); a ``_mbps``/``_kbps`` suffix converts a ``_bps``
-metric.  A cell is empty when no run produced the value.
+metric.  A cell is empty when no run produced the value; an accuracy cell
+gives the number of loss decisions it was computed from.
+
+Figures: subplots of one figure share their y axis, facets wrap into rows so
+that no figure is wider than :data:`MAX_FIG_WIDTH_IN`, crowded x tick labels
+are rotated and thinned (:func:`tick_plan`), legends name schemes (a flow
+group by its congestion control), and a per-flow goodput figure with
+``ceiling = true`` draws the fair share C / flows as a dashed line.
+``python -m testbed calibrate`` compares a scenario run at its ``parallel``
+with the same run one point at a time (:func:`calibration_table`).
 """
 
 from __future__ import annotations
@@ -22,8 +36,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import statistics
 import time
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,10 +99,18 @@ def records(docs: list[PointRecord]) -> list[dict[str, Any]]:
         m = doc["metrics"]
         base = {**doc["values"], "run": doc["run"], "_point": doc["point"]}
         top = {k: v for k, v in m.items() if k not in ("groups", "flows")}
+        # the group whose goodput a share metric divides by: the competitor
+        share = ((doc.get("spec") or {}).get("metrics") or {}).get("share") or []
+        rival = {"_competitor": str(share[1])} if len(share) == 2 else {}
         # the sweep's values win over metrics of the same name
-        out.append({**flatten(top), **base, "_level": "point", "group": "all"})
+        out.append({**flatten(top), **base, "_level": "point", "group": "all", **rival})
+        ccs: dict[str, set[str]] = {}
+        for fm in m.get("flows", []):
+            ccs.setdefault(str(fm.get("group")), set()).add(str(fm.get("cc")))
         for g, gm in m.get("groups", {}).items():
-            out.append({**flatten(gm), **base, "_level": "group", "group": g})
+            # a group's scheme: the congestion control of its flows (legends name it)
+            scheme = {"_scheme": next(iter(ccs[g]))} if len(ccs.get(g, ())) == 1 else {}
+            out.append({**flatten(gm), **base, "_level": "group", "group": g, **scheme})
         for fm in m.get("flows", []):
             out.append(
                 {**flatten(fm), **base, "_level": "flow", "group": fm["group"], "flow": fm["label"]}
@@ -155,6 +179,25 @@ def cell_values(recs: list[dict[str, Any]], name: str) -> list[float]:
     return [v for r in recs if (v := value(r, name)) is not None]
 
 
+def decisions_metric(name: str) -> str | None:
+    """The loss-decision count that goes with an accuracy metric
+    (``accuracy`` -> ``decisions``, ``x.accuracy`` -> ``x.decisions``); None
+    for any other metric."""
+    head, _, last = name.rpartition(".")
+    if last != "accuracy":
+        return None
+    return f"{head}.decisions" if head else "decisions"
+
+
+def decisions_behind(recs: list[dict[str, Any]], name: str) -> int | None:
+    """The loss decisions of the records that have accuracy ``name``, summed
+    over them (None for a metric that is no accuracy)."""
+    dec = decisions_metric(name)
+    if dec is None:
+        return None
+    return int(sum(cell_values([r for r in recs if value(r, name) is not None], dec)))
+
+
 def cell_text(ms: dict[str, float], fmt: str) -> str:
     """``median [lo, hi]`` (95 % CI), or ``median (n=k)`` below 3 runs."""
     med = format(ms["median"], fmt)
@@ -218,6 +261,9 @@ def table(
             if spec.get("spread"):
                 dev = ms["max_rel_dev"]
                 cells.append(f"{dev * 100:.1f}" if not math.isnan(dev) else "")
+            elif (n_dec := decisions_behind(sub, name)) is not None:
+                data[key] = {**ms, "decisions": n_dec}
+                cells.append(f"{cell_text(ms, fmt)}; {n_dec} decisions")
             else:
                 cells.append(cell_text(ms, fmt))
         lines.append(f"| {fmt_axis(rv, rows_k)} | " + " | ".join(cells) + " |")
@@ -287,18 +333,118 @@ def _facets(
     return ordered((r.get(facet) for r in recs), axes.get(facet)) if facet else [None]
 
 
+# no figure wider than this: facets wrap into rows
+MAX_FIG_WIDTH_IN = 20.0
+# x tick labels (9 pt): the width of a character, the horizontal room a label
+# rotated by 45 degrees needs, and the share of a panel's width its axis takes
+CHAR_IN = 0.075
+ROTATED_IN = 0.22
+AXIS_SHARE = 0.8
+
+
+def facet_grid(n: int, width_in: float, max_width_in: float = MAX_FIG_WIDTH_IN) -> tuple[int, int]:
+    """Rows and columns for ``n`` panels ``width_in`` wide each, no row wider
+    than ``max_width_in``."""
+    cols = max(1, min(n, int(max_width_in // width_in)))
+    return -(-n // cols), cols
+
+
+def subplots(n: int, width_in: float, height_in: float) -> tuple[Any, list[Any]]:
+    """A figure of ``n`` panels sharing their y axis, wrapped into rows
+    (:func:`facet_grid`); the panels' axes in reading order."""
+    rows, cols = facet_grid(n, width_in)
+    fig, axs = _plt().subplots(
+        rows, cols, figsize=(width_in * cols, height_in * rows), squeeze=False, sharey=True
+    )
+    flat = list(axs.flat)
+    for ax in flat[n:]:
+        ax.set_visible(False)
+    return fig, flat[:n]
+
+
+def tick_plan(labels: list[str], axis_in: float, rotate: bool = False) -> tuple[list[str], int]:
+    """The x tick labels to show on an axis ``axis_in`` inches long, and their
+    rotation, so that they do not overlap: level while every label fits its
+    share of the axis (and ``rotate`` is not asked, e.g. for unevenly spaced
+    ticks of a log scale); otherwise rotated by 45 degrees, and only every
+    k-th label shown (the others blank) when even rotated ones are too many."""
+    if not labels:
+        return [], 0
+    room = axis_in / len(labels)
+    if not rotate and max(len(t) for t in labels) * CHAR_IN + 0.1 <= room:
+        return list(labels), 0
+    step = max(1, math.ceil(ROTATED_IN / room))
+    return [t if i % step == 0 else "" for i, t in enumerate(labels)], 45
+
+
+def _xticks(ax: Any, pos: list[Any], labels: list[str], width_in: float, rotate: bool) -> None:
+    shown, rot = tick_plan(labels, width_in * AXIS_SHARE, rotate)
+    ax.set_xticks(pos)
+    ax.set_xticklabels(shown, rotation=rot, ha="right" if rot else "center",
+                       rotation_mode="anchor" if rot else "default")  # fmt: skip
+
+
+def series_label(
+    s_k: str | None, sv: Any, srecs: list[dict[str, Any]], spec: dict[str, Any]
+) -> str:
+    """A legend entry: a scheme's name.  A flow group (``series = "group"``)
+    is named by its flows' congestion control (``ours`` is a group's label,
+    not a scheme); a group whose scheme changes along the x axis by the x
+    axis' label."""
+    if sv is None:
+        return str(spec["y"])
+    if isinstance(sv, int | float):
+        return f"{s_k} {fmt_axis(sv, s_k)}"
+    if s_k == "group":
+        schemes = {r.get("_scheme") for r in srecs}
+        if len(schemes) == 1 and None not in schemes:
+            return str(schemes.pop())
+        if len(schemes) > 1:
+            return str(spec.get("xlabel", spec.get("x", sv)))
+    return str(sv)
+
+
+def _unit(y: str) -> float:
+    """What a ``_bps`` value is multiplied by for metric ``y``'s unit."""
+    return 1e-6 if y.endswith("_mbps") else 1e-3 if y.endswith("_kbps") else 1.0
+
+
+def fair_share(recs: list[dict[str, Any]], points: set[str]) -> float | None:
+    """The fair share of the bottleneck, capacity / number of flows (bit/s),
+    median over the points ``points`` (ids) of ``recs`` (every level)."""
+    nflows = Counter(r["_point"] for r in recs if r["_level"] == "flow" and r["_point"] in points)
+    xs = [
+        cap / nflows[r["_point"]]
+        for r in recs
+        if r["_level"] == "point" and nflows.get(r["_point"])
+        and (cap := value(r, "capacity_bps"))
+    ]  # fmt: skip
+    return statistics.median(xs) if xs else None
+
+
+def _per_flow(y: str, lvl: str) -> bool:
+    """Is ``y`` a goodput per flow (a fair-share line belongs in its figure)?"""
+    return (lvl == "flow" and y.startswith(("goodput", "throughput"))) or y.startswith(
+        ("goodput_mean", "throughput_mean")
+    )
+
+
+FIG_W, FIG_H = 6.4, 4.2
+
+
 def fig_lines_or_bars(
     recs: list[dict[str, Any]], spec: dict[str, Any], axes: dict[str, list[Any]], sdir: Path
 ) -> list[str]:
-    plt = _plt()
     x_k, s_k, y = spec["x"], spec.get("series"), spec["y"]
     lvl = level_of(x_k, s_k, spec.get("facet"))
-    recs = [r for r in select(recs, spec.get("select")) if r["_level"] == lvl]
+    chosen = select(recs, spec.get("select"))
+    recs = [r for r in chosen if r["_level"] == lvl]
     if not recs:
         return []
     facets = _facets(recs, spec, axes)
-    fig, axs = plt.subplots(1, len(facets), figsize=(6.4 * len(facets), 4.2), squeeze=False)
-    for ax, fv in zip(axs[0], facets, strict=True):
+    fig, axs = subplots(len(facets), FIG_W, FIG_H)
+    dec_name = decisions_metric(y)
+    for ax, fv in zip(axs, facets, strict=True):
         frecs = [r for r in recs if fv is None or _eq(r.get(spec["facet"]), fv)]
         xs = ordered((r.get(x_k) for r in frecs), axes.get(x_k))
         series = ordered((r.get(s_k) for r in frecs), axes.get(s_k)) if s_k else [None]
@@ -306,31 +452,39 @@ def fig_lines_or_bars(
         if numeric:
             xs = sorted(xs)
         width = 0.8 / max(1, len(series))
+        used: set[str] = set()
         for i, sv in enumerate(series):
+            srecs = [r for r in frecs if s_k is None or _eq(r.get(s_k), sv)]
             pts = []
+            counts = []
             for j, xv in enumerate(xs):
-                sub = [
-                    r for r in frecs if _eq(r.get(x_k), xv) and (s_k is None or _eq(r.get(s_k), sv))
-                ]
+                sub = [r for r in srecs if _eq(r.get(x_k), xv)]
                 vals = cell_values(sub, y)
                 if vals:
                     pts.append((xv if numeric else j, *error_bar(vals)))
+                    counts.append(decisions_behind(sub, y))
             if not pts:
                 continue
-            if sv is None:
-                label = y
-            elif isinstance(sv, int | float):
-                label = f"{s_k} {fmt_axis(sv, s_k)}"
-            else:
-                label = str(sv)
+            label = series_label(s_k, sv, srecs, spec)
+            if label in used:
+                label = f"{label} ({sv})"
+            used.add(label)
             px, py, lo, hi = zip(*pts, strict=True)
             if spec["kind"] == "lines":
                 st = _style(i, label)
-                ax.errorbar(px, py, yerr=[lo, hi], label=label, capsize=2, **st)
+                bars = ax.errorbar(px, py, yerr=[lo, hi], label=label, capsize=2, **st)
+                color = bars.lines[0].get_color()
             else:
                 off = [p - 0.4 + width * (i + 0.5) for p in px]
-                ax.bar(off, py, width=width, yerr=[lo, hi], label=label, capsize=2)
-        if spec.get("ceiling"):
+                patches = ax.bar(off, py, width=width, yerr=[lo, hi], label=label, capsize=2)
+                px, color = tuple(off), patches.patches[0].get_facecolor()
+            if dec_name:  # an accuracy: the loss decisions it comes from, above its bar
+                for xp, yp, up, n in zip(px, py, hi, counts, strict=True):
+                    ax.annotate(f"{n}", (xp, yp + up), textcoords="offset points",
+                                xytext=(0, 3), ha="center", fontsize=6, color=color)  # fmt: skip
+        if spec.get("ceiling") and _per_flow(y, lvl):
+            _fair_share_line(ax, chosen, spec, fv, xs, numeric)
+        elif spec.get("ceiling"):
             cx, cy = [], []
             for xv in xs:
                 sub = [r for r in frecs if _eq(r.get(x_k), xv) and r["_level"] == "point"]
@@ -343,6 +497,7 @@ def fig_lines_or_bars(
                     cy.append(statistics.median(vals))
             if cx:
                 ax.plot(cx, cy, "k:", linewidth=1.5, label="ceiling C(1-PER)·payload/wire")
+        labels = [fmt_axis(x, x_k) for x in xs]
         if numeric:
             scale = spec.get("xscale", "linear")
             if scale == "symlog":
@@ -350,11 +505,9 @@ def fig_lines_or_bars(
                 ax.set_xscale("symlog", linthresh=min(pos) if pos else 1e-5)
             elif scale != "linear":
                 ax.set_xscale(scale)
-            ax.set_xticks(xs)
-            ax.set_xticklabels([fmt_axis(x, x_k) for x in xs], rotation=30)
+            _xticks(ax, xs, labels, FIG_W, rotate=scale != "linear")
         else:
-            ax.set_xticks(range(len(xs)))
-            ax.set_xticklabels([fmt_axis(x, x_k) for x in xs], rotation=30 if len(xs) > 5 else 0)
+            _xticks(ax, list(range(len(xs))), labels, FIG_W, rotate=False)
         if spec.get("yscale"):
             ax.set_yscale(spec["yscale"])
         ax.set_xlabel(spec.get("xlabel", x_k))
@@ -366,10 +519,40 @@ def fig_lines_or_bars(
         title = spec.get("title", "")
         if fv is not None:
             title = f"{title}\n{spec['facet']} = {fmt_axis(fv, spec['facet'])}"
+        if dec_name:
+            title += "\n(numbers: loss decisions behind each accuracy)"
         ax.set_title(title, fontsize=9)
         ax.legend(ncol=2 if len(series) > 6 else 1)
     fig.tight_layout()
     return _save(fig, sdir, spec.get("name", spec["y"]))
+
+
+def _fair_share_line(
+    ax: Any, chosen: list[dict[str, Any]], spec: dict[str, Any], fv: Any, xs: list[Any],
+    numeric: bool,
+) -> None:  # fmt: skip
+    """The dashed fair share C / flows over each x of a per-flow goodput panel."""
+    x_k, facet, scale = spec["x"], spec.get("facet"), _unit(spec["y"])
+    cx, cy = [], []
+    for j, xv in enumerate(xs):
+        ids = {
+            r["_point"]
+            for r in chosen
+            if r["_level"] == "point" and _eq(r.get(x_k), xv)
+            and (fv is None or _eq(r.get(facet or ""), fv))
+        }  # fmt: skip
+        fs = fair_share(chosen, ids)
+        if fs is not None:
+            cx.append(xv if numeric else j)
+            cy.append(fs * scale)
+    if not cx:
+        return
+    label = "fair share C / flows"
+    if numeric:
+        ax.plot(cx, cy, "k--", linewidth=1.2, label=label)
+    else:
+        ax.hlines(cy, [c - 0.45 for c in cx], [c + 0.45 for c in cx], colors="k",
+                  linestyles="--", linewidth=1.2, label=label)  # fmt: skip
 
 
 def fig_scatter(
@@ -385,9 +568,9 @@ def fig_scatter(
     if not recs:
         return []
     facets = _facets(recs, spec, axes)
-    fig, axs = plt.subplots(1, len(facets), figsize=(4.8 * len(facets), 4.2), squeeze=False)
+    fig, axs = subplots(len(facets), 4.8, FIG_H)
     drawn = False
-    for ax, fv in zip(axs[0], facets, strict=True):
+    for ax, fv in zip(axs, facets, strict=True):
         frecs = [r for r in recs if fv is None or _eq(r.get(spec["facet"]), fv)]
         for i, sv in enumerate(ordered((r.get(s_k) for r in frecs), axes.get(s_k))):
             pairs = [
@@ -496,7 +679,12 @@ def fig_timeseries(
     f_k: str = spec.get("facet") or ""
     facets = ordered((d["values"].get(f_k) for d in pts), axes.get(f_k)) if f_k else [None]
     fig, axs = plt.subplots(
-        len(facets), 1, figsize=(7.5, 2.6 * len(facets) + 0.8), squeeze=False, sharex=True
+        len(facets),
+        1,
+        figsize=(7.5, 2.6 * len(facets) + 0.8),
+        squeeze=False,
+        sharex=True,
+        sharey=True,
     )
     for ax, fv in zip(axs[:, 0], facets, strict=True):
         fpts = [d for d in pts if fv is None or _eq(d["values"].get(f_k), fv)]
@@ -563,6 +751,134 @@ def provenance(docs: list[PointRecord]) -> tuple[list[str], list[str]]:
     )
     kernels = sorted({d.get("versions", {}).get("kernel") or "?" for d in ok})
     return commits, kernels
+
+
+# -- scorecard ------------------------------------------------------------------------
+
+# the sweep axis that names a scenario's schemes (its first one found)
+SCHEME_AXES = ("cc", "ours", "variant")
+# The scorecard's bars (transperf's pass/fail marks): a column passes when
+# the median over the scheme's runs is on the bar's side.
+#   utilisation    goodput / bottleneck capacity (metric goodput_norm)
+#   qdelay_p95_ms  95th percentile of the queueing delay, ms: ping's RTT above
+#                  its smallest sample (rtt.qdelay_p95_ms)
+#   jain           Jain's index of every flow's goodput (in the metrics
+#                  window if the scenario has one), of the points with several flows
+#   accuracy       loss-classification accuracy (decisions right / decisions)
+SCORECARD_BARS: dict[str, tuple[str, float]] = {
+    "utilisation": (">=", 0.8),
+    "qdelay_p95_ms": ("<=", 100.0),
+    "jain": (">=", 0.9),
+    "accuracy": (">=", 0.7),
+}
+SCORECARD_COLUMNS = (
+    ("utilisation", "utilisation", ".2f"),
+    ("qdelay_p95_ms", "p95 queueing delay (ms)", ".1f"),
+    ("jain", "Jain's index", ".3f"),
+    ("harm", "harm to competitor", ".2f"),
+    ("accuracy", "loss-classification accuracy", ".2f"),
+)
+
+
+def passes(column: str, median: float) -> bool:
+    op, bar = SCORECARD_BARS[column]
+    return median >= bar if op == ">=" else median <= bar
+
+
+def harm_values(
+    recs: list[dict[str, Any]], axis: str, axes: dict[str, list[Any]]
+) -> dict[str, list[float]]:
+    """Per scheme (value of ``axis``), the harm it does to its competitor in
+    each run: 1 - the competitor's mean per-flow goodput next to it / the
+    competitor's median per-flow goodput next to its own kind (the point whose
+    scheme is the competitor's congestion control) under the same other
+    sweep values.  The competitor is the second group of the scenario's
+    ``share`` metric; schemes without a share metric or whose conditions have
+    no such baseline get none.  Negative: the competitor gained."""
+    pts = {r["_point"]: r for r in recs if r["_level"] == "point" and r.get("_competitor")}
+    rival: dict[str, tuple[str, float]] = {}  # point -> competitor's scheme, per-flow goodput
+    for r in recs:
+        p = pts.get(r["_point"]) if r["_level"] == "group" else None
+        if p is not None and r.get("group") == p["_competitor"]:
+            v = value(r, "goodput_mean_bps")
+            if v is not None:
+                rival[r["_point"]] = (str(r.get("_scheme") or r["group"]), v)
+
+    def cond(r: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+        return tuple((a, str(r.get(a))) for a in axes if a != axis)
+
+    base: dict[tuple[Any, ...], list[float]] = {}
+    for pid, (cc, v) in rival.items():
+        if str(pts[pid].get(axis)) == cc:
+            base.setdefault((cond(pts[pid]), cc), []).append(v)
+    out: dict[str, list[float]] = {}
+    for pid, (cc, v) in rival.items():
+        ref = base.get((cond(pts[pid]), cc))
+        if ref and statistics.median(ref) > 0:
+            out.setdefault(str(pts[pid].get(axis)), []).append(1 - v / statistics.median(ref))
+    return out
+
+
+def scorecard(
+    recs: list[dict[str, Any]], axes: dict[str, list[Any]]
+) -> tuple[list[str], dict[str, dict[str, Any]]]:
+    """A scenario's scorecard (transperf's): one row per scheme (its ``cc``,
+    ``ours`` or ``variant`` axis), every point and run of the scheme pooled
+    over the other sweep values; median [95 % CI] per column and its verdict
+    against :data:`SCORECARD_BARS`; harm by :func:`harm_values` (no bar);
+    accuracy with the loss decisions behind it.  "-": not measured here.
+    Nothing for a scenario without a scheme axis."""
+    axis = next((a for a in SCHEME_AXES if a in axes), None)
+    pts = [r for r in recs if r["_level"] == "point"]
+    if axis is None or not pts:
+        return [], {}
+    flows = Counter(r["_point"] for r in recs if r["_level"] == "flow")
+    jain_k = "window.jain" if cell_values(pts, "window.jain") else "jain"
+    source = {"utilisation": "goodput_norm", "qdelay_p95_ms": "rtt.qdelay_p95_ms",
+              "jain": jain_k, "accuracy": "accuracy"}  # fmt: skip
+    harms = harm_values(recs, axis, axes)
+    bars = ", ".join(f"{c} {op} {bar:g}" for c, (op, bar) in SCORECARD_BARS.items())
+    md = [
+        "## Scorecard",
+        "",
+        f"One row per scheme (`{axis}`), its points and runs pooled over the other sweep values: "
+        f"median [95 % CI] and pass/FAIL against the bars ({bars}).  Utilisation: goodput / "
+        "bottleneck capacity; p95 queueing delay: ping's RTT above its minimum; Jain's index "
+        "of every flow's goodput (points with several flows only); harm: 1 - the competitor's "
+        "per-flow goodput next to this scheme / next to its own kind under the same conditions "
+        "(scenarios with a `share` metric, where that baseline ran; negative: the competitor "
+        "gained); accuracy with the loss decisions it comes from.  -: not measured.",
+        "",
+        f"| {axis} | " + " | ".join(head for _, head, _ in SCORECARD_COLUMNS) + " |",
+        "|---|" + "---:|" * len(SCORECARD_COLUMNS),
+    ]
+    data: dict[str, dict[str, Any]] = {}
+    for scheme in ordered((r.get(axis) for r in pts), axes.get(axis)):
+        mine = [r for r in pts if _eq(r.get(axis), scheme)]
+        cells = []
+        for col, _, fmt in SCORECARD_COLUMNS:
+            if col == "harm":
+                xs = harms.get(str(scheme), [])
+            elif col == "jain":  # of the points with several flows (one flow: 1 by definition)
+                xs = cell_values([r for r in mine if flows[r["_point"]] > 1], source[col])
+            else:
+                xs = cell_values(mine, source[col])
+            if not xs:
+                cells.append("-")
+                continue
+            ms: dict[str, Any] = dict(metrics.median_spread(xs))
+            text = cell_text(ms, fmt)
+            if col in SCORECARD_BARS:
+                ms["pass"] = passes(col, ms["median"])
+                text += " pass" if ms["pass"] else " FAIL"
+            if col == "accuracy":
+                ms["decisions"] = decisions_behind(mine, "accuracy")
+                text += f"; {ms['decisions']} decisions"
+            data.setdefault(str(scheme), {})[col] = ms
+            cells.append(text)
+        md.append(f"| {fmt_axis(scheme, axis)} | " + " | ".join(cells) + " |")
+    md.append("")
+    return md, data
 
 
 def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] | None:
@@ -646,6 +962,8 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
     if is_mixed and not mixed:
         rep = {}  # no tables or figures from refused points
     summary: dict[str, Any] = {"scenario": name, "counts": counts, "tables": {}, "figures": []}
+    card, summary["scorecard"] = scorecard(recs, axes)  # no records of refused points
+    md += card
     for t in rep.get("tables", []):
         tname = t.get("name", t["value"])
         mixed_note = " (mixed commits or kernels)" if is_mixed else ""
@@ -870,8 +1188,12 @@ def _safety_rows() -> list[SafetyRow]:
         sel = {**alone, "gw": gw, "per": 0.01}
         rows.append(SafetyRow(f"{gw}, PER 1 %, alone: goodput >= 0.98x bbr's", sel,
                               "goodput_bps", "bbr", 0.98, inf, ("jersey",)))  # fmt: skip
-        rows.append(SafetyRow(f"{gw}, PER 1 %, alone: goodput >= 0.93 of C(1-PER)", sel,
-                              "goodput_over_ceiling", None, 0.93, inf, ("jersey",)))  # fmt: skip
+        ceil = f"{gw}, PER 1 %, alone: goodput >= 0.93 of C(1-PER)"
+        rows.append(SafetyRow(f"{ceil} payload/wire", sel, "goodput_over_ceiling", None, 0.93,
+                              inf, ("jersey",)))  # fmt: skip
+        rows.append(SafetyRow(f"{ceil}, headers counted as goodput", sel,
+                              "goodput_over_raw_ceiling", None, 0.93, inf,
+                              ("jersey", "bbr")))  # fmt: skip
     for gw in MARKING_GWS:
         sel = {**alone, "gw": gw, "per": 0.05}
         rows.append(SafetyRow(f"{gw}, PER 5 %, alone: goodput >= 0.97x bbr's", sel,
@@ -883,8 +1205,10 @@ def safety_checks(recs: list[dict[str, Any]]) -> list[str]:
     """The safety and fairness verdicts of jersey and diffc on ``bottlenecks``."""
     pts = [r for r in recs if r["_level"] == "point"]
     for r in pts:
+        if r.get("ceiling_bps"):
+            r["goodput_over_ceiling"] = r["goodput_bps"] / r["ceiling_bps"]
         if r.get("ceiling_raw_bps"):
-            r["goodput_over_ceiling"] = r["goodput_bps"] / r["ceiling_raw_bps"]
+            r["goodput_over_raw_ceiling"] = r["goodput_bps"] / r["ceiling_raw_bps"]
 
     def runs(sel: dict[str, Any], cc: str, metric: str) -> list[float]:
         return cell_values(select(pts, {**sel, "ours": cc}), metric)
@@ -926,10 +1250,115 @@ def safety_checks(recs: list[dict[str, Any]]) -> list[str]:
     return md
 
 
+# a kernel's directory of results: a series of testbed/kernels.txt (6.1, 6.12,
+# trixie-6.12, 7.3) or a kernel release (6.18.4-...) for a kernel of none
+KERNEL_DIR = re.compile(r"([A-Za-z]+-)?\d+\.\d+")
+# the report of results in the flat layout next to kernel directories
+FLAT_PAGE = "report-flat.md"
+
+
+def kernel_dirs(out: Path) -> list[Path]:
+    """The kernels' directories of a results directory (``OUT/<kernel
+    series>/``, as ``python -m testbed run`` writes them): those named like a
+    kernel that hold a scenario's points or a report."""
+    if not out.is_dir():
+        return []
+    scs = scenario.names()
+    return [
+        d
+        for d in sorted(out.iterdir())
+        if d.is_dir() and d.name not in scs and KERNEL_DIR.match(d.name)
+        and ((d / "report.json").exists() or any((d / n / "runs").is_dir() for n in scs))
+    ]  # fmt: skip
+
+
 def build(out: Path, names: list[str] | None = None, mixed: bool = False) -> Path:
-    """Every scenario's page and ``out/report.md`` (``mixed``: see
-    :func:`build_scenario`)."""
+    """Every scenario's page and a report (``mixed``: see
+    :func:`build_scenario`): in each kernel's directory of ``out`` and
+    ``out/report.md`` linking them (:func:`index`); a directory without
+    kernel directories (the flat layout: ``out/<scenario>/runs/``, or one
+    kernel's directory) gets its ``out/report.md``.  Returns ``out/report.md``."""
     names = names or scenario.names()
+    kdirs = kernel_dirs(out)
+    if not kdirs:
+        return build_one(out, names, mixed)
+    for k in kdirs:
+        build_one(k, names, mixed)
+    flat = [n for n in names if (out / n / "runs").is_dir()]
+    if flat:  # points of earlier versions next to the kernels' directories
+        build_one(out, flat, mixed, FLAT_PAGE)
+    return index(out)
+
+
+def index(out: Path) -> Path:
+    """``out/report.md``: every kernel directory's report with the kernels and
+    commits its points come from (from each one's ``report.json``, written by
+    :func:`build_one`)."""
+    md = [
+        "# jersey testbed report",
+        "",
+        f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `python -m testbed "
+        f"report`: one report per kernel, from `{out.name}/<kernel series>/*/runs/*.json` "
+        "(the series of `testbed/kernels.txt`, or the kernel's release).  Each has the "
+        "acceptance checks, every scenario's scorecard, tables and figures.",
+        "",
+        "| kernel series | kernel(s) | commit(s) | accel | scenarios | points ok / unavailable "
+        "/ errors | report |",
+        "|---|---|---|---|---:|---|---|",
+    ]
+    every_kernel: set[str] = set()
+    every_commit: set[str] = set()
+    for k in kernel_dirs(out):
+        f = k / "report.json"
+        if not f.exists():
+            md.append(
+                f"| {k.name} | ? | ? | ? | - | - | not built yet: `python -m testbed report "
+                f"--out {out.name}` |"
+            )
+            continue
+        info = json.loads(f.read_text())
+        every_kernel.update(info["kernels"])
+        every_commit.update(info["commits"])
+        c = {s: sum(x["counts"].get(s, 0) for x in info["scenarios"].values())
+             for s in ("ok", "unavailable", "error")}  # fmt: skip
+        md.append(
+            f"| {k.name} | {', '.join(info['kernels']) or '?'} "
+            f"| {', '.join(info['commits']) or '?'} | {info.get('accel') or '?'} "
+            f"| {len(info['scenarios'])} | {c['ok']} / {c['unavailable']} / {c['error']} "
+            f"| [{k.name}/report.md]({k.name}/report.md) |"
+        )
+    md.append("")
+    md += [
+        f"Kernels: {', '.join(sorted(every_kernel)) or '?'}.  "
+        f"Commits: {', '.join(sorted(every_commit)) or '?'}.",
+        "",
+    ]
+    flat = [n for n in scenario.names() if (out / n / "runs").is_dir()]
+    if (out / FLAT_PAGE).exists():
+        md += [
+            f"Points in the flat layout of earlier versions (`{out.name}/<scenario>/runs/`, "
+            f"kernel not in the path): [{FLAT_PAGE}]({FLAT_PAGE}).",
+            "",
+        ]
+    elif flat:
+        md += [
+            f"Points in the flat layout of earlier versions: {', '.join(flat)} "
+            f"(`python -m testbed report --out {out.name}` reports them in {FLAT_PAGE}).",
+            "",
+        ]
+    path = out / "report.md"
+    path.write_text("\n".join(md))
+    return path
+
+
+def build_one(
+    out: Path, names: list[str] | None = None, mixed: bool = False, page: str = "report.md"
+) -> Path:
+    """Every scenario's page and ``out/<page>`` (``mixed``: see
+    :func:`build_scenario`) of one directory of scenarios (one kernel's), and
+    what :func:`index` says of it in ``out/<page>`` with ``.json``."""
+    names = names or scenario.names()
+    out.mkdir(parents=True, exist_ok=True)
     sums: dict[str, dict[str, Any]] = {}
     for n in names:
         s = build_scenario(out, n, mixed)
@@ -989,7 +1418,100 @@ def build(out: Path, names: list[str] | None = None, mixed: bool = False) -> Pat
             ]
         for files in s["figures"]:
             md += [f"![{files[0]}]({n}/{files[0]})", ""]
-    path = out / "report.md"
+    path = out / page
+    path.write_text("\n".join(md))
+    info = {
+        "page": page,
+        "kernels": kernels,
+        "commits": commits,
+        "accel": meta.get("accel"),
+        "scenarios": {
+            n: {"title": s["title"], "counts": s["counts"], "md": s["md"]} for n, s in sums.items()
+        },
+        "not_run": not_run,
+        "refused": refused,
+    }
+    path.with_suffix(".json").write_text(json.dumps(info, indent=1) + "\n")
+    return path
+
+
+# -- calibration: points run at once vs one at a time ---------------------------------------
+
+
+def point_key(rec: dict[str, Any]) -> str:
+    """A record's point without its run (``cc=reno,per=0.01``)."""
+    return re.sub(r"(^|,)run=\d+$", "", str(rec["_point"]))
+
+
+def calibration_table(
+    name: str,
+    parallel: int,
+    at_n: list[dict[str, Any]],
+    at_1: list[dict[str, Any]],
+    metric: str = "goodput_mbps",
+) -> list[str]:
+    """Markdown comparing every point of scenario ``name`` run ``parallel``
+    at a time (records ``at_n``) with the same points run one at a time
+    (``at_1``): the medians of ``metric`` with their 95 % CIs, and a verdict:
+    "agree" when the parallel-1 median lies within the parallel-N CI, else
+    "differs: lower parallel" (the scenario's ``parallel`` changes its
+    results); no verdict without a CI (fewer than 3 runs) or without both."""
+    a = [r for r in at_n if r["_level"] == "point"]
+    b = [r for r in at_1 if r["_level"] == "point"]
+    keys = ordered(point_key(r) for r in [*a, *b])
+    md = [
+        f"## {name}: {metric}, parallel {parallel} vs 1",
+        "",
+        f"| point | parallel {parallel}: median [95 % CI] | parallel 1: median [95 % CI] "
+        f"| parallel 1 / {parallel} | verdict |",
+        "|---|---:|---:|---:|---|",
+    ]
+    verdicts: Counter[str] = Counter()
+    for key in keys:
+        xn = cell_values([r for r in a if point_key(r) == key], metric)
+        x1 = cell_values([r for r in b if point_key(r) == key], metric)
+        if not xn or not x1:
+            verdict = f"missing at parallel {1 if xn else parallel}"
+        else:
+            mn, m1 = metrics.median_spread(xn), metrics.median_spread(x1)
+            if math.isnan(mn["ci_lo"]):
+                verdict = f"no CI at parallel {parallel} (n={len(xn)})"
+            elif mn["ci_lo"] <= m1["median"] <= mn["ci_hi"]:
+                verdict = "agree"
+            else:
+                verdict = "differs: lower parallel"
+        verdicts[verdict.split(" (")[0]] += 1
+        cells = [cell_text(metrics.median_spread(xs), ".4g") if xs else "-" for xs in (xn, x1)]
+        ratio = "-"
+        if xn and x1 and statistics.median(xn):
+            ratio = f"{statistics.median(x1) / statistics.median(xn):.3f}"
+        md.append(f"| {key} | {cells[0]} | {cells[1]} | {ratio} | {verdict} |")
+    md += ["", "Verdicts: " + (", ".join(f"{v} {n}" for v, n in verdicts.items()) or "none"), ""]
+    return md
+
+
+def calibration(kdir: Path, plan: dict[str, int], metric: str = "goodput_mbps") -> Path:
+    """``kdir/calibration.md``: :func:`calibration_table` of every scenario of
+    ``plan`` (name -> its parallel) from ``kdir/parallel-N/`` and
+    ``kdir/parallel-1/``."""
+    md = [
+        "# Calibration: points run at once vs one at a time",
+        "",
+        f"Kernel directory `{kdir.name}`; generated "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `python -m testbed "
+        "calibrate`.  Each scenario ran at its `parallel` and with `--set parallel=1`; a point "
+        "agrees when its parallel-1 median lies within the 95 % CI of its parallel-N median.",
+        "",
+    ]
+    for name, n in plan.items():
+        docs_n = load_points(kdir / f"parallel-{n}", name)
+        docs_1 = load_points(kdir / "parallel-1", name)
+        commits, kernels = provenance([*docs_n, *docs_1])
+        md += [f"Scenario `{name}`: kernel {', '.join(kernels) or '?'}, "
+               f"commit {', '.join(commits) or '?'}.", ""]  # fmt: skip
+        md += calibration_table(name, n, records(docs_n), records(docs_1), metric)
+    path = kdir / "calibration.md"
+    kdir.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(md))
     return path
 
