@@ -19,7 +19,7 @@
  *
  * The safe mode (classify=safe): a loss without ECE is speculated to be
  * corruption only while the round trips show no standing queue (or the
- * path has echoed CE within the last 32 round trips: a marking gateway owns
+ * path has echoed CE within the last 250 round trips: a marking gateway owns
  * that queue) and the window is delivered (lossclass_core.h, as
  * tcp_jersey.c).  Otherwise it is congestion: at a standing queue the
  * window drains it (cwnd * rtt_min / srtt, at least half: at a full

@@ -50,7 +50,7 @@
  *   - no standing queue: the minimum RTT of the last round trip (or of
  *     this one after 8 samples) is within min_rtt / 8, clamped to [4 ms,
  *     16 ms], of the path's minimum RTT (waived while the path marks: CE
- *     echoed within the last 32 round trips, the AQM owns its queue), and
+ *     echoed within the last 250 round trips, the AQM owns its queue), and
  *   - the window is delivered: cwnd (half of it in slow start) is at most
  *     3/2 of the segments the path delivered in the last round trip;
  * otherwise it is congestion, answered with cwnd = ownd.  Taking a wireless
