@@ -46,4 +46,9 @@
  *   cw" autoloads sch_cw through the alias net-sch-cw.
  */
 
+/* skb_gso_segment() moved from linux/netdevice.h to net/gso.h in 6.5 */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#include <net/gso.h>
+#endif
+
 #endif /* JERSEY_QDISC_COMPAT_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the marking qdiscs share (kernel only): packet helpers, trimming
- * the FIFO to a lowered limit.
+ * What the marking qdiscs share (kernel only): packet helpers, queueing a
+ * GSO packet segment by segment, trimming the FIFO to a lowered limit.
  */
 #ifndef JERSEY_JQ_SKB_H
 #define JERSEY_JQ_SKB_H
@@ -14,6 +14,8 @@
 #include <net/dsfield.h>
 #include <net/inet_ecn.h>
 #include <net/sch_generic.h>
+
+#include "compat.h"
 
 /* the ECN codepoint of an IPv4/IPv6 packet (INET_ECN_*), NOT_ECT otherwise */
 static inline u8 jq_skb_ecn(struct sk_buff *skb)
@@ -85,6 +87,49 @@ static inline u32 jq_netns(const struct Qdisc *sch)
 #define JQ_TP_PACKET_FMT	"len=%u ecn=%u action=%s"
 #define JQ_TP_PACKET_ARGS						\
 	__entry->len, __entry->ecn, jq_show_action(__entry->action)
+
+typedef int (*jq_enqueue_fn)(struct sk_buff *skb, struct Qdisc *sch,
+			     struct sk_buff **to_free);
+
+/*
+ * Queue a GSO packet as the segments the link will carry, each through the
+ * qdisc's own per-packet enqueue.  A gateway receives GRO aggregates (and a
+ * local sender TSO ones) of up to 64 segments: counted whole, a queue of 5
+ * skbs held 100 kB, so limits and thresholds in packets meant nothing and
+ * a mark covered a whole aggregate.  The parents are told that one packet
+ * became the segments queued.  Bounded by the device's gso_max_segs.
+ */
+static inline int jq_enqueue_segments(struct sk_buff *skb, struct Qdisc *sch,
+				      struct sk_buff **to_free,
+				      jq_enqueue_fn enqueue_one)
+{
+	netdev_features_t features = netif_skb_features(skb);
+	unsigned int len = qdisc_pkt_len(skb), queued_len = 0;
+	struct sk_buff *segs, *seg, *next;
+	int queued = 0;
+
+	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
+	if (IS_ERR_OR_NULL(segs))
+		return qdisc_drop(skb, sch, to_free);
+
+	skb_list_walk_safe(segs, seg, next) {
+		unsigned int seg_len = seg->len;
+
+		skb_mark_not_on_list(seg);
+		qdisc_skb_cb(seg)->pkt_len = seg_len;
+		if (enqueue_one(seg, sch, to_free) == NET_XMIT_SUCCESS) {
+			queued++;
+			queued_len += seg_len;
+		}
+	}
+	if (!queued) {
+		kfree_skb(skb);
+		return NET_XMIT_DROP;
+	}
+	qdisc_tree_reduce_backlog(sch, 1 - queued, (int)len - (int)queued_len);
+	consume_skb(skb);
+	return NET_XMIT_SUCCESS;
+}
 
 /* drop packets from the head until the queue fits a lowered limit */
 static inline void jq_trim(struct Qdisc *sch, u32 limit, u64 *drops)

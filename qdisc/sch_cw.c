@@ -104,8 +104,8 @@ static u64 cw_arrival_measure(struct Qdisc *sch, struct cw_sched_data *q)
 	return cw_pq_measure(&q->pq);
 }
 
-static int cw_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-		      struct sk_buff **to_free)
+static int cw_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
+			  struct sk_buff **to_free)
 {
 	struct cw_sched_data *q = qdisc_priv(sch);
 	u32 qlen = cw_qlen(sch, q), len = qdisc_pkt_len(skb);
@@ -139,6 +139,15 @@ static int cw_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	ret = qdisc_enqueue_tail(skb, sch);
 	trace_cw_enqueue(sch, qlen, measure, q->p.thresh, ecn, action, len);
 	return ret;
+}
+
+/* a GSO packet is measured, marked and counted segment by segment */
+static int cw_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+		      struct sk_buff **to_free)
+{
+	if (skb_is_gso(skb))
+		return jq_enqueue_segments(skb, sch, to_free, cw_enqueue_one);
+	return cw_enqueue_one(skb, sch, to_free);
 }
 
 static struct sk_buff *cw_dequeue(struct Qdisc *sch)

@@ -92,8 +92,8 @@ static void vcrr_trace(struct Qdisc *sch, const struct vcrr_sched_data *q,
 			   q->vs.y_used >> VCRR_FRAC_SHIFT, ecn, action, len);
 }
 
-static int vcrr_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-			struct sk_buff **to_free)
+static int vcrr_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
+			    struct sk_buff **to_free)
 {
 	struct vcrr_sched_data *q = qdisc_priv(sch);
 	u32 qlen = sch->q.qlen, len = qdisc_pkt_len(skb);
@@ -127,6 +127,15 @@ static int vcrr_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	ret = qdisc_enqueue_tail(skb, sch);
 	vcrr_trace(sch, q, qlen, ecn, action, len);
 	return ret;
+}
+
+/* a GSO packet is measured, marked and counted segment by segment */
+static int vcrr_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			struct sk_buff **to_free)
+{
+	if (skb_is_gso(skb))
+		return jq_enqueue_segments(skb, sch, to_free, vcrr_enqueue_one);
+	return vcrr_enqueue_one(skb, sch, to_free);
 }
 
 static void vcrr_reset(struct Qdisc *sch)

@@ -2,9 +2,10 @@
 
 ``python -m tests.guest.qdisc_marking --out FILE [--duration 20]``
 
-Three concurrent trials on the fig 5.11 path, each with a different gateway
-queue in front of the 2 Mb/s hop (``cw`` aq, ``cw`` pq, ``vcrr``), carrying an
-ECN jersey flow (ECT) and a slow non-ECT UDP flow.  The per-packet
+Four concurrent trials on the fig 5.11 path, each with a different gateway
+queue in front of the 2 Mb/s hop (``cw`` aq, ``cw`` pq, ``vcrr``, and ``cw`` pq
+with the path's offloads on, so that TSO aggregates of many segments reach
+it), carrying an ECN jersey flow (ECT) and a slow non-ECT UDP flow.  The per-packet
 tracepoints ``cw:cw_enqueue`` / ``vcrr:vcrr_enqueue`` give, for every arrival,
 the queue it found, the measure (or p) and what was done.  The analysis
 recomputes the measure independently from the traced queue lengths (aq: the
@@ -14,7 +15,9 @@ each control interval) and checks that
 * an ECT packet is marked if and only if the measure is above the threshold
   (cw), marks only happen with p > 0 and their rate matches p (vcrr);
 * a non-ECT packet is never marked;
-* the receiver saw exactly as many CE packets as the queue marked.
+* the receiver saw exactly as many CE packets as the queue marked;
+* with offloads on, the queue saw segments (at most one MTU each), while the
+  gateway received aggregates.
 """
 
 from __future__ import annotations
@@ -22,10 +25,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from testbed import modules
+from testbed.net import path as netpath
 from testbed.net import topologies
 from testbed.net.path import Queue
 from testbed.run.trial import ECN_SYSCTLS, Trial, environment, run_trials
@@ -41,7 +47,37 @@ GATEWAYS = {
     "cw_pq": Queue("cw", ("limit", "50", "thresh", "16", "mode", "pq", "interval", "20ms")),
     "vcrr": Queue("vcrr", ("rate", "2mbit", "gamma", "0.95", "interval", "20ms", "limit", "50")),
 }
+# the same queue as cw_pq, on a path whose devices keep TSO, GSO and GRO
+GSO_TRIALS = {"cw_pq_gso": "cw_pq"}
 ECT = (1, 2)  # ECT(1), ECT(0)
+
+
+def rx_counters(ns: str, dev: str) -> tuple[int, int]:
+    """(skbs, bytes) a device received; a veth counts an aggregate once."""
+    rx = json.loads(netpath.sh("ip", "-j", "-s", "link", "show", "dev", dev, ns=ns))[0]
+    return int(rx["stats64"]["rx"]["packets"]), int(rx["stats64"]["rx"]["bytes"])
+
+
+@contextmanager
+def offloads_on(p: netpath.Path, _trial: Trial) -> Iterator[dict[str, Any]]:
+    """Turn the offloads the testbed turns off back on, on every device of
+    the path: the sender's TSO aggregates then cross the veths and bridges
+    whole, as they reach a gateway's qdisc after GRO on real hardware.
+    Records what the gateway received from the sender: skbs and bytes."""
+    for link in p.links:
+        for ns, dev in (
+            (p.ns(link.a), p.dev(link)),
+            (p.ns(link.b), p.dev(link)),
+            (p.air(link), "pa"),
+            (p.air(link), "pb"),
+        ):
+            netpath.sh("ethtool", "-K", dev, "tso", "on", "gso", "on", "gro", "on", ns=ns)
+    wired = next(x for x in p.links if {x.a, x.b} == {"src", "gw"})
+    before = rx_counters(p.ns("gw"), p.dev(wired))
+    out: dict[str, Any] = {}
+    yield out
+    after = rx_counters(p.ns("gw"), p.dev(wired))
+    out["gw_rx_skbs"], out["gw_rx_bytes"] = (a - b for a, b in zip(after, before, strict=True))
 
 
 def trials(duration: float) -> list[Trial]:
@@ -50,6 +86,7 @@ def trials(duration: float) -> list[Trial]:
         # non-ECT: iperf3 UDP without --tos
         Flow("src", "rcv", duration_s=duration, udp_mbit=0.2),
     ]
+    gateways = list(GATEWAYS.items()) + [(n, GATEWAYS[g]) for n, g in GSO_TRIALS.items()]
     return [
         Trial(
             name,
@@ -58,8 +95,9 @@ def trials(duration: float) -> list[Trial]:
             sysctls={"src": ECN_SYSCTLS, "rcv": {}},
             params={"gateway": name, "queue": q.to_json()},
             trace_events=[f"{q.kind}/{q.kind}_enqueue"],
+            monitor=offloads_on if name in GSO_TRIALS else None,
         )
-        for name, q in GATEWAYS.items()
+        for name, q in gateways
     ]
 
 
@@ -163,6 +201,8 @@ def analyse(result: dict[str, Any]) -> dict[str, Any]:
     wireless = next(x for x in result["links"] if x["link"] == "gw->rcv")
     out["tc_marked"] = wireless["queue_marked"]
     out["receiver_ce"] = result["nstat"].get("rcv", {}).get("IpExtInCEPkts", 0)
+    out["max_len"] = max((e["len"] for e in events), default=0)
+    out |= result.get("monitor", {})
     out["flows"] = [
         {k: f.get(k) for k in ("cc", "udp_mbit", "goodput_bps", "sent_bps", "error")}
         for f in result["flows"]
