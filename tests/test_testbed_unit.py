@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+import pathlib
+import subprocess
 import sys
 import time
 
 import pytest
 
+from testbed import cli
 from testbed.analysis import metrics
 from testbed.net import topologies
 from testbed.net.path import Link, Loss, Path, Queue, air_cmds, shaper_cmds
@@ -186,3 +189,23 @@ def test_the_readme_layout_table_matches_the_tree() -> None:
     ]
     missing = [name for name in entries if name not in table]
     assert not missing, f"testbed/ entries the README's layout table does not name: {missing}"
+
+
+def test_a_point_is_dirty_when_the_code_changed_not_when_the_results_did(
+    tmp_path: pathlib.Path,
+) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "report.md").write_text("old\n")
+    (tmp_path / "kmod.c").write_text("int x;\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x")
+    assert cli.git_meta(tmp_path)["dirty"] == "no"
+    # a run rewrote the report it publishes: the code measured is the commit's
+    (tmp_path / "results" / "report.md").write_text("new\n")
+    assert cli.git_meta(tmp_path)["dirty"] == "no"
+    (tmp_path / "kmod.c").write_text("int y;\n")
+    assert cli.git_meta(tmp_path)["dirty"] == "yes"
