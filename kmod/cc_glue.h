@@ -222,7 +222,7 @@ static inline void cc_glue_grow_held(struct sock *sk, struct cc_glue *g,
 	if (target < g->ss_after) {
 		target = min(target + acked, g->ss_after);
 	} else {
-		w = lc_ai_window(target, ai);
+		w = cc_max_u32(lc_ai_window(target, ai), 1);
 		g->grow = min_t(u32, g->grow + acked, U16_MAX);
 		if (g->grow < w)
 			return;
@@ -371,6 +371,23 @@ static inline bool cc_path_rtt(const struct sock *sk, struct lc_path *p,
 	};
 
 	return rtt_us > 0 && lc_path_rtt(p, rtt_us, &a, min);
+}
+
+/*
+ * .pkts_acked of jersey and diffc: the RTT sample to the round trips and, in
+ * the safe mode (@safe), a held recovery's growth by @ai (cc_glue_grow_held())
+ */
+static inline void cc_path_pkts_acked(struct sock *sk, struct cc_glue *g,
+				      struct lc_path *p,
+				      const struct ack_sample *sample,
+				      u32 ai, bool safe)
+{
+	u32 round_min;
+
+	cc_path_rtt(sk, p, sample->rtt_us, &round_min);
+	if (safe)
+		cc_glue_grow_held(sk, g, sample->pkts_acked,
+				  lc_ai_now(p, cc_min_rtt(tcp_sk(sk)), ai));
 }
 
 /* .in_ack_event, after cc_glue_ack() */

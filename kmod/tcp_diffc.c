@@ -256,13 +256,9 @@ static void diffc_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 static void diffc_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 {
 	struct diffc *ca = inet_csk_ca(sk);
-	u32 round_min;
 
-	cc_path_rtt(sk, &ca->path, sample->rtt_us, &round_min);
-	if (ca->classify == LC_SAFE)
-		cc_glue_grow_held(sk, &ca->g, sample->pkts_acked,
-				  lc_ai_now(&ca->path, cc_min_rtt(tcp_sk(sk)),
-					    ca->ai));
+	cc_path_pkts_acked(sk, &ca->g, &ca->path, sample, ca->ai,
+			   ca->classify == LC_SAFE);
 }
 
 /* entering CWR, Recovery or Loss: the PRR target (hold or halve) */

@@ -345,17 +345,14 @@ static void jersey_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct jersey *ca = inet_csk_ca(sk);
 	struct jersey_sample out;
-	u32 round_min;
 	struct jersey_ack ack = {
 		.tau_us	= jersey_tau(tp->srtt_us >> 3, tp->mdev_us >> 2),
 		.mode	= ca->mode,
 		.filter	= ca->filter,
 	};
 
-	cc_path_rtt(sk, &ca->path, sample->rtt_us, &round_min);
-	if (ca->classify == LC_SAFE)
-		cc_glue_grow_held(sk, &ca->g, sample->pkts_acked,
-				  lc_ai_now(&ca->path, cc_min_rtt(tp), ca->ai));
+	cc_path_pkts_acked(sk, &ca->g, &ca->path, sample, ca->ai,
+			   ca->classify == LC_SAFE);
 	cc_ack_read(sk, &ca->delivered, &ack.ack);
 	if (jersey_est_ack(&ca->est, &ack, &out))
 		trace_jersey_sample(sk, jersey_rate_bps(ca->est.are), &out,
