@@ -194,9 +194,12 @@ class Check:
             f = r["flows"][0]
             gw = next((x for x in r["links"] if x["link"] == "gw->rcv"), {})
             causes: dict[str, int] = {}
+            whys: dict[str, int] = {}  # why a loss was congestion: ece, excess, queue
             for ev in r.get("trace", []):
                 key = str(ev.get("cause", ev.get("action", "?")))
                 causes[key] = causes.get(key, 0) + 1
+                if "why" in ev:
+                    whys[str(ev["why"])] = whys.get(str(ev["why"]), 0) + 1
             out[r["name"]] = {
                 "cc": f["cc"],
                 "cc_used": f.get("cc_used"),
@@ -206,6 +209,7 @@ class Check:
                 "gateway_marked": gw.get("queue_marked"),
                 "air_drops": gw.get("air_drops"),
                 "decisions": causes,
+                "why": whys,
                 "diffc_ecn": sorted(
                     {ev.get("ecn") for ev in r.get("trace", []) if ev.get("event") == "diffc_loss"}
                 ),
