@@ -62,16 +62,21 @@ struct cc_glue {
 	u32	ss_prev;	/* snd_ssthresh before .ssthresh ran */
 	u32	ss_after;	/* ssthresh to install when the reduction completes */
 	u32	cwr_seq;	/* snd_nxt when ECE was last answered by hand */
-	u8	ece:1,		/* the latest ACK carried ECE (ECN on) */
+	u32	ece:1,		/* the latest ACK carried ECE (ECN on) */
 		tlp:1,		/* the latest ACK repaired a loss by a probe */
 		ss_saved:1,	/* ss_prev is fresh: .ssthresh just ran */
 		ss_fix:1,	/* install ss_after at CA_EVENT_COMPLETE_CWR */
 		rto:1,		/* CA_EVENT_LOSS: the next Loss is a timeout */
 		cwr_valid:1,	/* cwr_seq is set */
 		answered:1,	/* this episode was answered as congestion */
-		held:1;		/* this reduction holds the window */
-	u16	grow;		/* cc_glue_grow_held(): segments acked */
+		held:1,		/* this reduction holds the window */
+		counted:1,	/* a held recovery counted this ACK */
+		grow:23;	/* segments acked towards the next increase
+				 * (safe mode, cc_glue_increase())
+				 */
 };
+
+#define CC_GROW_MAX	((1U << 23) - 1)
 
 static inline bool cc_ecn_ok(const struct sock *sk)
 {
@@ -120,6 +125,7 @@ static inline void cc_glue_ack(struct sock *sk, struct cc_glue *g, u32 flags)
 	g->tlp = tp->tlp_high_seq && tp->tlp_retrans &&
 		 after(tp->snd_una, tp->tlp_high_seq);
 	g->ss_saved = 0;
+	g->counted = 0;
 }
 
 /* .ssthresh: remember the ssthresh in force before the event */
@@ -196,7 +202,29 @@ static inline void cc_glue_reduce_to(struct sock *sk, struct cc_glue *g,
 	tcp_sk(sk)->snd_ssthresh = cc_max_u32(cwnd, CC_SSTHRESH_MIN);
 	g->ss_fix = 1;
 	g->held = cwnd >= tcp_snd_cwnd(tcp_sk(sk));
-	g->grow = 0;
+	if (!g->held)		/* a congestion response starts afresh */
+		g->grow = 0;
+}
+
+/*
+ * The segments congestion avoidance adds for @acked more segments
+ * acknowledged, one per @w (as tcp_cong_avoid_ai() counts), in the safe
+ * mode: the count lives in g->grow, not in snd_cwnd_cnt, which the kernel
+ * clears at every CWR and Recovery.  At a loss rate of a percent a recovery
+ * held for corruption starts every few round trips, and a count cleared by
+ * each would seldom reach w: with alpha = 1/8 after a mark, 57 segments
+ * need w = 456 acknowledged, eight round trips, and a lone flow behind a
+ * marking gateway at 1 % PER stayed at 57 segments (BDP: 69) for 15 s.
+ * Only a congestion response clears it (cc_glue_reduce_to(), cc_glue_set()).
+ */
+static inline u32 cc_glue_increase(struct cc_glue *g, u32 w, u32 acked)
+{
+	u32 sum = g->grow + cc_min_u32(acked, CC_GROW_MAX), n;
+
+	w = cc_max_u32(w, 1);
+	n = sum / w;
+	g->grow = cc_min_u32(sum - n * w, CC_GROW_MAX);
+	return n;
 }
 
 /*
@@ -213,22 +241,17 @@ static inline void cc_glue_grow_held(struct sock *sk, struct cc_glue *g,
 				     u32 acked, u32 ai)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	u32 target = tp->snd_ssthresh, w;
+	u32 target = tp->snd_ssthresh;
 
 	if (!g->held || !g->ss_fix || !acked || !tcp_is_cwnd_limited(sk) ||
 	    inet_csk(sk)->icsk_ca_state < TCP_CA_CWR ||
 	    inet_csk(sk)->icsk_ca_state > TCP_CA_Recovery)
 		return;
-	if (target < g->ss_after) {
+	if (target < g->ss_after)
 		target = min(target + acked, g->ss_after);
-	} else {
-		w = cc_max_u32(lc_ai_window(target, ai), 1);
-		g->grow = min_t(u32, g->grow + acked, U16_MAX);
-		if (g->grow < w)
-			return;
-		target += g->grow / w;
-		g->grow %= w;
-	}
+	else
+		target += cc_glue_increase(g, lc_ai_window(target, ai), acked);
+	g->counted = 1;		/* if this ACK ends the recovery, not again */
 	tp->snd_ssthresh = min(target, tp->snd_cwnd_clamp);
 }
 
@@ -242,6 +265,7 @@ static inline void cc_glue_set(struct sock *sk, struct cc_glue *g, u32 cwnd,
 	tcp_snd_cwnd_set(tp, cc_max_u32(cc_min_u32(cwnd, tp->snd_cwnd_clamp), 1));
 	g->ss_fix = 0;
 	g->held = 0;
+	g->grow = 0;
 }
 
 /*
@@ -402,14 +426,18 @@ static inline void cc_path_ack(struct lc_path *p, const struct cc_glue *g)
  * mode (@safe) ends at a standing queue (lc_slow_start_over(), HyStart's
  * delay increase), and a congestion avoidance that adds @ai (Q8, LC_AI_ONE
  * = Reno's one segment) per RTT, in the safe mode only while the path
- * shows a standing queue (lc_ai_now()).
+ * shows a standing queue or marks (lc_ai_now()), counted in @g across the
+ * recoveries held for corruption (cc_glue_increase()); an ACK that ended
+ * a held recovery grew the window there already (cc_glue_grow_held()).
  */
-static inline void cc_cong_avoid(struct sock *sk, const struct lc_path *p,
-				 u32 ai, bool safe, u32 acked)
+static inline void cc_cong_avoid(struct sock *sk, struct cc_glue *g,
+				 const struct lc_path *p, u32 ai, bool safe,
+				 u32 acked)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
+	u32 cwnd, n;
 
-	if (!tcp_is_cwnd_limited(sk))
+	if (!tcp_is_cwnd_limited(sk) || (safe && g->counted))
 		return;
 	if (safe && tcp_in_slow_start(tp) &&
 	    lc_slow_start_over(p, cc_min_rtt(tp)))
@@ -419,9 +447,14 @@ static inline void cc_cong_avoid(struct sock *sk, const struct lc_path *p,
 		if (!acked)
 			return;
 	}
-	if (safe)
-		ai = lc_ai_now(p, cc_min_rtt(tp), ai);
-	tcp_cong_avoid_ai(tp, lc_ai_window(tcp_snd_cwnd(tp), ai), acked);
+	if (!safe) {
+		tcp_cong_avoid_ai(tp, lc_ai_window(tcp_snd_cwnd(tp), ai), acked);
+		return;
+	}
+	cwnd = tcp_snd_cwnd(tp);
+	ai = lc_ai_now(p, cc_min_rtt(tp), ai);
+	n = cc_glue_increase(g, lc_ai_window(cwnd, ai), acked);
+	tcp_snd_cwnd_set(tp, min(cwnd + n, tp->snd_cwnd_clamp));
 }
 
 /*

@@ -58,7 +58,9 @@
  * diffc's after it drained a queue (a halving gives Reno's one).  A single
  * flow loses nothing by it: its window never goes below ownd, the path's
  * BDP.  Losses taken for corruption change neither cwnd nor alpha: the
- * window they hold goes on growing by alpha while the loss is repaired.
+ * window they hold goes on growing by alpha while the loss is repaired,
+ * and the count towards the next segment carries across them (at 1 % PER
+ * a recovery starts every few round trips; alpha = 1/8 needs eight).
  */
 #ifndef _JERSEY_LOSSCLASS_CORE_H
 #define _JERSEY_LOSSCLASS_CORE_H

@@ -244,9 +244,9 @@ static void diffc_in_ack_event(struct sock *sk, u32 flags)
 /* Reno (safe: slow start ends at a standing queue; the fair increase) */
 static void diffc_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
-	const struct diffc *ca = inet_csk_ca(sk);
+	struct diffc *ca = inet_csk_ca(sk);
 
-	cc_cong_avoid(sk, &ca->path, ca->ai, ca->classify == LC_SAFE, acked);
+	cc_cong_avoid(sk, &ca->g, &ca->path, ca->ai, ca->classify == LC_SAFE, acked);
 }
 
 /*

@@ -334,9 +334,9 @@ static void jersey_in_ack_event(struct sock *sk, u32 flags)
 /* Reno slow start (safe: ending at a standing queue); ai segments per RTT */
 static void jersey_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
-	const struct jersey *ca = inet_csk_ca(sk);
+	struct jersey *ca = inet_csk_ca(sk);
 
-	cc_cong_avoid(sk, &ca->path, ca->ai, ca->classify == LC_SAFE, acked);
+	cc_cong_avoid(sk, &ca->g, &ca->path, ca->ai, ca->classify == LC_SAFE, acked);
 }
 
 /* called for every ACK that finds data outstanding: RTT and ARE samples */
