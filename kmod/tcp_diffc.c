@@ -246,7 +246,8 @@ static void diffc_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
 	struct diffc *ca = inet_csk_ca(sk);
 
-	cc_cong_avoid(sk, &ca->g, &ca->path, ca->ai, ca->classify == LC_SAFE, acked);
+	cc_cong_avoid(sk, &ca->g, &ca->path, ca->ai, ca->classify == LC_SAFE,
+		      acked);
 }
 
 /*

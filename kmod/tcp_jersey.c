@@ -336,7 +336,8 @@ static void jersey_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
 	struct jersey *ca = inet_csk_ca(sk);
 
-	cc_cong_avoid(sk, &ca->g, &ca->path, ca->ai, ca->classify == LC_SAFE, acked);
+	cc_cong_avoid(sk, &ca->g, &ca->path, ca->ai, ca->classify == LC_SAFE,
+		      acked);
 }
 
 /* called for every ACK that finds data outstanding: RTT and ARE samples */
