@@ -414,6 +414,21 @@ static inline void cc_path_pkts_acked(struct sock *sk, struct cc_glue *g,
 				  lc_ai_now(p, cc_min_rtt(tcp_sk(sk)), ai));
 }
 
+/*
+ * The window that drains the standing queue of @cwnd (lc_drain_window()):
+ * the delay that this round's minimum RTT shows (lc_path_queue_delay()),
+ * not srtt's excess, which holds the path's jitter too
+ */
+static inline u32 cc_drain_window(const struct sock *sk,
+				  const struct lc_path *p, u32 cwnd)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 srtt = tp->srtt_us >> 3;
+
+	return lc_drain_window(cwnd, srtt,
+			       lc_path_queue_delay(p, srtt, cc_min_rtt(tp)));
+}
+
 /* .in_ack_event, after cc_glue_ack() */
 static inline void cc_path_ack(struct lc_path *p, const struct cc_glue *g)
 {
@@ -489,7 +504,7 @@ static inline void cc_ack_read(const struct sock *sk, u32 *delivered,
 /*
  * The classifier's view of the path (@cwnd and @ssthresh: the socket's
  * before the event): the window used, what the round trips showed
- * (lc_path) and whether this ACK echoed CE.
+ * (lc_path) and whether this ACK echoed a CE mark not yet answered.
  */
 static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
 			       const struct lc_path *p, u32 cwnd, u32 ssthresh,
@@ -500,7 +515,10 @@ static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
 	in->cwnd = cc_window_used(tp, cwnd);
 	in->slow_start = cwnd < ssthresh;
 	in->delivered = p->delivered;
-	in->ece = g->ece;
+	/* an echo of a mark answered by hand is no new signal: the loss is
+	 * judged as any other (held as wireless, a new CE was not seen)
+	 */
+	in->ece = g->ece && !cc_glue_ece_echo(sk, g);
 	in->marks = lc_path_marks(p);
 	in->queued = lc_path_queued(p, cc_min_rtt(tp));
 }

@@ -88,10 +88,10 @@ static inline void diffc_decide(struct diffc_decision *d, u8 ev, bool ecn_ok,
 /*
  * The safe mode's answer to a loss without ECE at a standing queue
  * (lossclass_core.h, LC_WHY_QUEUE): instead of Reno's halving, drain the
- * queue, cwnd = ssthresh = @drain (lc_drain_window(): the window times
- * rtt_min / srtt, within [cwnd / 2, cwnd]).  A full drop-tail buffer of one
- * BDP doubles the RTT, so that is Reno's halving there; a random loss that
- * meets a short standing queue costs only the queue.
+ * queue, cwnd = ssthresh = @drain (lc_drain_window(): the window less
+ * the standing queue's share, within [cwnd / 2, cwnd]).  A full drop-tail
+ * buffer of one BDP doubles the RTT, so that is Reno's halving there; a
+ * random loss that meets a short standing queue costs only the queue.
  */
 static inline void diffc_drain(struct diffc_decision *d, u32 cwnd, u32 drain)
 {

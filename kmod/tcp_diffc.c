@@ -22,9 +22,10 @@
  * path has echoed CE within the last 250 round trips: a marking gateway owns
  * that queue) and the window is delivered (lossclass_core.h, as
  * tcp_jersey.c).  Otherwise it is congestion: at a standing queue the
- * window drains it (cwnd * rtt_min / srtt, at least half: at a full
- * drop-tail buffer of one BDP that is Reno's halving, at a short queue a
- * random loss costs only the queue; action "drain"), when the window is not
+ * window drains it (cwnd * (srtt - q) / srtt, q the round's minimum RTT
+ * above the path's, at least half: at a full drop-tail buffer of one BDP
+ * that is Reno's halving, at a short queue a random loss costs only the
+ * queue; action "drain"), when the window is not
  * delivered (a shallow buffer, a policer) Reno's halving.  After a drain,
  * congestion avoidance adds 3 (1 - beta) / (1 + beta) segments per RTT, as
  * jersey's (Reno's one after a halving), so that with the same signals
@@ -118,15 +119,13 @@ static void diffc_decide_now(struct sock *sk, struct diffc_decision *d, u8 ev,
 			     u32 cwnd, u32 ssthresh)
 {
 	const struct diffc *ca = inet_csk_ca(sk);
-	const struct tcp_sock *tp = tcp_sk(sk);
 	bool differ = cc_ecn_ok(sk) || ca->classify == LC_SAFE;
 	u8 why = diffc_congested(sk, cwnd, ssthresh);
 
 	diffc_decide(d, ev, differ, why != LC_WHY_NONE, cwnd, ssthresh);
 	d->why = why;
 	if (why == LC_WHY_QUEUE)
-		diffc_drain(d, cwnd, lc_drain_window(cwnd, tp->srtt_us >> 3,
-						     cc_min_rtt(tp)));
+		diffc_drain(d, cwnd, cc_drain_window(sk, &ca->path, cwnd));
 }
 
 static void diffc_record(struct sock *sk, u8 ev,

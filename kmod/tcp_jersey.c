@@ -186,14 +186,15 @@ static u8 jersey_congested(const struct sock *sk, u32 cwnd, u32 ssthresh)
  * safe mode losses are told apart with or without ECN (ECN adds the CE
  * signal); in the paper's, only with ECN.  In the safe mode an ECE or a
  * loss at a standing queue drains no more than the queue: ownd, or the
- * window times rtt_min / srtt if that is larger (ARE, a filtered rate, lags
- * the link's rate: by a few percent in congestion avoidance, by half at the
- * end of slow start, and the link would then run short of the BDP).
+ * window less the standing queue's share (cc_drain_window(): the round's
+ * minimum RTT above the path's minimum, not srtt's, which holds jitter the
+ * window must cover) if that is larger (ARE, a filtered rate, lags the
+ * link's rate: by a few percent in congestion avoidance, by half at the end
+ * of slow start, and the link would then run short of the BDP).
  */
 static void jersey_decide_now(struct sock *sk, struct jersey_decision *d,
 			      u8 ev, u32 cwnd, u32 ssthresh)
 {
-	const struct tcp_sock *tp = tcp_sk(sk);
 	struct jersey *ca = inet_csk_ca(sk);
 	u32 ownd = jersey_ownd_now(sk);
 	bool differ = cc_ecn_ok(sk) || ca->classify == LC_SAFE;
@@ -201,8 +202,7 @@ static void jersey_decide_now(struct sock *sk, struct jersey_decision *d,
 
 	if (ca->classify == LC_SAFE &&
 	    (why == LC_WHY_QUEUE || why == LC_WHY_ECE))
-		ownd = max(ownd, lc_drain_window(cwnd, tp->srtt_us >> 3,
-						 cc_min_rtt(tp)));
+		ownd = max(ownd, cc_drain_window(sk, &ca->path, cwnd));
 	jersey_decide(d, ev, differ, why, cwnd, ssthresh, ownd);
 }
 
@@ -236,6 +236,16 @@ static void jersey_reduce(struct sock *sk, u8 ev)
 		return;
 	}
 	jersey_decide_now(sk, &d, ev, cwnd, cc_glue_old_ssthresh(sk, &ca->g));
+	if (reducing && ca->g.answered && ca->classify == LC_SAFE) {
+		/* Recovery entered from a CWR answered as congestion: losses
+		 * of the window that response covers (ECE on their DUPACKs is
+		 * the same mark, echoed until CWR arrives), not a second one
+		 */
+		d.cwnd = tp->snd_ssthresh;
+		d.ssthresh = ca->g.ss_after;
+		jersey_record(sk, ev, &d, cwnd);
+		return;
+	}
 	if (d.cause == JERSEY_CAUSE_WIRELESS) {
 		/* explicit retransmit: hold cwnd and ssthresh */
 		if (!reducing)

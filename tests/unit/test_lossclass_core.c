@@ -141,13 +141,44 @@ static void test_ce_age(void)
 static void test_drain_window(void)
 {
 	/* a 5 ms queue on 40 ms: keep 40/45 */
-	CHECK_CMP(lc_drain_window(90, 45000, 40000), ==, 80);
+	CHECK_CMP(lc_drain_window(90, 45000, 5000), ==, 80);
 	/* a full BDP buffer: Reno's half, never less */
 	CHECK_CMP(lc_drain_window(132, 80000, 40000), ==, 66);
-	CHECK_CMP(lc_drain_window(132, 200000, 40000), ==, 66);
-	/* no queue or no minimum: nothing to drain */
-	CHECK_CMP(lc_drain_window(90, 40000, 40000), ==, 90);
+	CHECK_CMP(lc_drain_window(132, 200000, 160000), ==, 66);
+	/* no queue: nothing to drain */
+	CHECK_CMP(lc_drain_window(90, 40000, 0), ==, 90);
 	CHECK_CMP(lc_drain_window(90, 45000, 0), ==, 90);
+}
+
+static void test_queue_delay(void)
+{
+	struct lc_path p = { 0 };
+	u32 rtt;
+
+	/* no sample in this round yet: srtt's excess; no minimum: none */
+	CHECK_CMP(lc_path_queue_delay(&p, 46000, 40000), ==, 6000);
+	CHECK_CMP(lc_path_queue_delay(&p, 46000, 0), ==, 0);
+	/* jitter on a path without a standing queue: the round's minimum */
+	rtt_at(&p, 43000, 0, 100, 40000, 0, &rtt);	/* starts a round */
+	rtt_at(&p, 47000, 10, 100, 40000, 0, &rtt);
+	rtt_at(&p, 41000, 20, 100, 40000, 0, &rtt);
+	rtt_at(&p, 52000, 30, 100, 40000, 0, &rtt);
+	CHECK_CMP(lc_path_queue_delay(&p, 46000, 40000), ==, 1000);
+	/* the drain then keeps the window, jitter and all (srtt's excess
+	 * as the queue took 13 %)
+	 */
+	CHECK_CMP(lc_drain_window(71, 46000, 1000), ==, 69);
+	CHECK_CMP(lc_drain_window(71, 46000, 6000), ==, 61);
+	/* a standing queue shows in every sample: it is drained, the
+	 * jitter above it kept
+	 */
+	rtt_at(&p, 45000, 100, 200, 40000, 0, &rtt);	/* ends the round */
+	rtt_at(&p, 45500, 110, 200, 40000, 0, &rtt);
+	rtt_at(&p, 48000, 120, 200, 40000, 0, &rtt);
+	CHECK_CMP(lc_path_queue_delay(&p, 47000, 40000), ==, 5500);
+	CHECK_CMP(lc_drain_window(94, 47000, 5500), ==, 83);
+	/* srtt below the round's minimum (the queue just built): srtt's */
+	CHECK_CMP(lc_path_queue_delay(&p, 44000, 40000), ==, 4000);
 }
 
 static void test_window_excess(void)
@@ -294,6 +325,7 @@ int main(void)
 	RUN(test_queued_by_round_minimum);
 	RUN(test_ce_age);
 	RUN(test_drain_window);
+	RUN(test_queue_delay);
 	RUN(test_window_excess);
 	RUN(test_round_delivered);
 	RUN(test_classification);
