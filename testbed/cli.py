@@ -13,8 +13,9 @@
 ``OUT/<kernel series>/<scenario>/runs/`` (the series as named in
 ``testbed/kernels.txt``: ``6.12``, ``6.1``, ...; a kernel of no series by its
 release), so that runs on different kernels never share a directory; a point
-whose JSON says ``ok`` is skipped, so the same command resumes an interrupted
-run (``--fresh`` starts over).  The report is then built on the host
+whose JSON says ``ok`` for the same spec, kernel and commit (of a clean tree)
+is skipped, so the same command resumes an interrupted run, and measures again
+after a code change (``--fresh`` starts over).  The report is then built on the host
 (:mod:`testbed.analysis.report`): ``OUT/<kernel series>/report.md`` and
 ``OUT/report.md`` linking every kernel's.  ``run --here --out DIR`` (what the
 VM runs) writes into ``DIR`` itself.  A user's runs go to ``out/`` (not

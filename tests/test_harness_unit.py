@@ -554,6 +554,32 @@ def test_resume_skips_only_finished_points_of_the_same_identity_and_kernel(
     assert not harness.done(f, p, "6.12.95+deb12-amd64")
 
 
+def test_resume_measures_again_after_a_code_change(tmp_path: Path) -> None:
+    p = scenario.load("fig5_11").points("quick")[0]
+    f = harness.point_file(tmp_path, p)
+    k = "6.12.95+deb12-amd64"
+    head = {"commit": "a" * 40, "dirty": "no"}
+    harness.write_json(
+        f, {"status": "ok", "identity": p.identity, "versions": {"kernel": k}, "meta": head}
+    )
+    assert harness.done(f, p, k, head)
+    # another commit, or uncommitted changes on either side: run again
+    assert not harness.done(f, p, k, {"commit": "b" * 40, "dirty": "no"})
+    assert not harness.done(f, p, k, {**head, "dirty": "yes"})
+    harness.write_json(
+        f,
+        {
+            "status": "ok",
+            "identity": p.identity,
+            "versions": {"kernel": k},
+            "meta": {**head, "dirty": "yes"},
+        },
+    )
+    assert not harness.done(f, p, k, head)
+    # no commit to compare with (not a checkout): the identity decides
+    assert harness.done(f, p, k, {})
+
+
 def test_point_identity_follows_every_override_of_the_spec() -> None:
     base = scenario.load("fig5_11").points("quick")
     again = scenario.load("fig5_11").points("quick")

@@ -5,7 +5,9 @@ run`` starts in the VM) runs every point of each scenario (see
 :mod:`testbed.run.scenario`) and writes one JSON per point to
 ``DIR/<scenario>/runs/<point id>.json`` with all parameters, seeds,
 versions and results.  A point whose JSON exists with status "ok" is
-skipped, so an interrupted sweep resumes where it stopped; points whose
+skipped, so an interrupted sweep resumes where it stopped (only points of
+the same identity, kernel and commit count: after a code change the same
+command measures every point again); points whose
 congestion control the kernel lacks are recorded as "unavailable" (and
 retried next time).  Points run ``parallel`` at a time (from the scenario
 file); points that need different module parameters run in separate
@@ -208,11 +210,31 @@ def point_file(out: Path, point: scenario.Point) -> Path:
     return out / point.scenario / "runs" / f"{point.id}.json"
 
 
-def done(path: Path, point: scenario.Point, kernel: str | None = None) -> bool:
+def same_code(doc_meta: Mapping[str, Any], meta: Mapping[str, Any]) -> bool:
+    """Was a result measured with the code about to run: the same commit, and
+    neither tree had uncommitted changes (which the commit does not pin)?
+    Without a commit to compare with (a run outside a checkout) only the
+    identity counts."""
+    if not meta.get("commit"):
+        return True
+    return bool(
+        doc_meta.get("commit") == meta["commit"]
+        and doc_meta.get("dirty") == "no"
+        and meta.get("dirty") == "no"
+    )
+
+
+def done(
+    path: Path,
+    point: scenario.Point,
+    kernel: str | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> bool:
     """Has this point a finished result (status ok) of the same identity
-    (:attr:`testbed.run.scenario.Point.identity`) on this kernel?  A result
-    of another spec, duration, module parameters, overrides or kernel is run
-    again (and replaced)."""
+    (:attr:`testbed.run.scenario.Point.identity`) on this kernel, measured
+    with this code (:func:`same_code`, @meta: the run's git commit)?  A result
+    of another spec, duration, module parameters, overrides, kernel or commit
+    is run again (and replaced)."""
     if not path.exists():
         return False
     try:
@@ -223,6 +245,7 @@ def done(path: Path, point: scenario.Point, kernel: str | None = None) -> bool:
         doc.get("status") == "ok"
         and doc.get("identity") == point.identity
         and doc.get("versions", {}).get("kernel") == (kernel or platform.release())
+        and same_code(doc.get("meta") or {}, meta or {})
     )
 
 
@@ -427,7 +450,7 @@ class Runner:
         counts = {"ok": 0, "skipped": 0, "unavailable": 0, "error": 0}
         todo: list[scenario.Point] = []
         for p in points:
-            if done(point_file(self.out, p), p):
+            if done(point_file(self.out, p), p, meta=self.meta):
                 counts["skipped"] += 1
             else:
                 todo.append(p)
