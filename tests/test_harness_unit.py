@@ -1154,3 +1154,22 @@ def test_calibration_table_compares_medians_with_the_parallel_ci() -> None:
     assert rows["cc=cubic,per=0.01"].endswith("| no CI at parallel 12 (n=2) |")
     assert md[0] == "## fig5_11: goodput_mbps, parallel 12 vs 1"
     assert "Verdicts: agree 1, differs: lower parallel 1, missing at parallel 1 1, " in md[-2]
+
+
+def test_scenario_page_takes_its_sweep_and_time_from_the_points() -> None:
+    # a scenario run as two --set subsets: scenario.json keeps the last one's sweep
+    last = {"gw": ["cw-aq", "vcrr"], "per": [0.01], "ours": ["jersey", "bbr"]}
+    docs: list[Any] = [
+        {"values": {"gw": "pfifo", "per": 0.0, "ours": "cubic"}, "wall_s": 40.0, "parallel": 2},
+        {"values": {"gw": "pfifo", "per": 0.01, "ours": "cubic"}, "wall_s": 40.0, "parallel": 2},
+        {"values": {"gw": "vcrr", "per": 0.01, "ours": "bbr"}, "wall_s": 36.0, "parallel": 2},
+        {"values": {"gw": "cw-aq", "per": 0.01, "ours": "jersey"}, "wall_s": 36.0, "parallel": 2},
+        {"values": {"gw": "vcrr", "per": 0.01, "ours": "jersey"}, "parallel": 2},
+    ]
+    assert report.point_axes(docs, last) == {
+        "gw": ["cw-aq", "vcrr", "pfifo"],
+        "per": [0.01, 0.0],
+        "ours": ["jersey", "bbr", "cubic"],
+    }
+    assert report.point_wall_s(docs) == pytest.approx(76.0)
+    assert report.point_wall_s([{"values": {}}]) is None

@@ -738,6 +738,31 @@ def axes_of(resolved: dict[str, Any]) -> dict[str, list[Any]]:
     return {a: [scenario.display(v) for v in vs] for a, vs in resolved.get("sweep", {}).items()}
 
 
+def point_axes(docs: list[PointRecord], axes: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """The sweep values the points hold, per axis of @axes, in @axes' order
+    (values of no axis there after them): a scenario run in several ``--set``
+    subsets has the union of their sweeps, not only the last one's."""
+    out: dict[str, list[Any]] = {}
+    for d in docs:
+        for a, v in (d.get("values") or {}).items():
+            if v not in out.setdefault(a, []):
+                out[a].append(v)
+
+    def rank(a: str, v: Any) -> tuple[int, int]:
+        known = axes.get(a, [])
+        return (0, known.index(v)) if v in known else (1, 0)
+
+    order = [a for a in axes if a in out] + [a for a in out if a not in axes]
+    return {a: sorted(out[a], key=lambda v: rank(a, v)) for a in order}
+
+
+def point_wall_s(docs: list[PointRecord]) -> float | None:
+    """The VM time of a scenario's points: their wall time over the number
+    that ran at once (None without timings)."""
+    walls = [(float(d["wall_s"]), int(d.get("parallel") or 1)) for d in docs if d.get("wall_s")]
+    return sum(w / p for w, p in walls) if walls else None
+
+
 def provenance(docs: list[PointRecord]) -> tuple[list[str], list[str]]:
     """The commits (12 hex digits, "+dirty" for a modified tree) and kernels
     that produced a scenario's ok points."""
@@ -924,7 +949,10 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
         f"- topology `{topo.get('name')}`: "
         + ", ".join(f"{k}={_short(v)}" for k, v in topo.items() if k != "name"),
         "- sweep: "
-        + "; ".join(f"{a} = {', '.join(fmt_axis(v, a) for v in vs)}" for a, vs in axes.items()),
+        + "; ".join(
+            f"{a} = {', '.join(fmt_axis(v, a) for v in vs)}"
+            for a, vs in point_axes(docs, axes).items()
+        ),
         f"- {resolved.get('duration_s')} s per point, {resolved.get('runs', 1)} runs, "
         f"{resolved.get('parallel', 1)} points at a time; profile {meta.get('profile', 'full')}",
         f"- points: {counts['ok']} ok, {counts['unavailable']} unavailable, "
@@ -1012,6 +1040,7 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
     summary["status"] = (
         json.loads((sdir / "status.json").read_text()) if (sdir / "status.json").exists() else {}
     )
+    summary["wall_s"] = point_wall_s(docs)
     return summary
 
 
@@ -1382,10 +1411,13 @@ def build_one(
     ]
     md += acceptance(sums)
     md += ["## Scenarios", ""]
-    md += ["| scenario | points ok / unavailable / errors | wall | page |", "|---|---|---:|---|"]
+    md += [
+        "| scenario | points ok / unavailable / errors | VM time of its points | page |",
+        "|---|---|---:|---|",
+    ]
     for n, s in sums.items():
         c = s["counts"]
-        wall = s["status"].get("wall_s")
+        wall = s.get("wall_s")
         md.append(
             f"| {s['title']} | {c['ok']} / {c['unavailable']} / {c['error']} "
             f"| {f'{wall / 60:.1f} min' if wall else '-'} | [{n}]({s['md']}) |"
