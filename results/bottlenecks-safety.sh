@@ -2,7 +2,7 @@
 # The 22 points of bottlenecks' accept profile that the README's "Safe and fair
 # by default" table comes from, 5 runs each, on one kernel (6.12 or 6.1):
 #   bash results/bottlenecks-safety.sh 6.12
-# (about 40 minutes on TCG)
+# (about 70 minutes on TCG: 110 points of 30 s, two at a time)
 # then: .venv/bin/python -m testbed report bottlenecks --out results
 set -euo pipefail
 cd "$(dirname "$0")/.."
