@@ -185,6 +185,16 @@ static inline bool cc_glue_reducing(const struct cc_glue *g)
 	return !g->ss_saved;
 }
 
+/*
+ * A reduction under way (Recovery entered from CWR) in an episode already
+ * answered as congestion: its losses are in the window that response
+ * covers (the ECE on their DUPACKs echoes the same mark), no second one.
+ */
+static inline bool cc_glue_covered(const struct cc_glue *g)
+{
+	return cc_glue_reducing(g) && g->answered;
+}
+
 /* end of .set_state */
 static inline void cc_glue_state_done(struct cc_glue *g)
 {

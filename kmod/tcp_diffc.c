@@ -162,10 +162,8 @@ static void diffc_reduce(struct sock *sk, u8 ev)
 	/* the ssthresh before this episode (a held one keeps it) */
 	old = cc_glue_reducing(&ca->g) && ca->g.ss_fix ? ca->g.ss_after :
 							 ca->g.ss_prev;
-	if (cc_glue_reducing(&ca->g) && ca->g.answered) {
-		/* no .ssthresh call (Recovery entered from CWR) and this
-		 * window was already halved: no second reduction
-		 */
+	if (cc_glue_covered(&ca->g)) {
+		/* this window was already halved: no second reduction */
 		d.action = DIFFC_HALVE;
 		d.why = LC_WHY_NONE;
 		d.cwnd = tp->snd_ssthresh;

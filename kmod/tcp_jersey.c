@@ -236,11 +236,8 @@ static void jersey_reduce(struct sock *sk, u8 ev)
 		return;
 	}
 	jersey_decide_now(sk, &d, ev, cwnd, cc_glue_old_ssthresh(sk, &ca->g));
-	if (reducing && ca->g.answered && ca->classify == LC_SAFE) {
-		/* Recovery entered from a CWR answered as congestion: losses
-		 * of the window that response covers (ECE on their DUPACKs is
-		 * the same mark, echoed until CWR arrives), not a second one
-		 */
+	if (cc_glue_covered(&ca->g) && ca->classify == LC_SAFE) {
+		/* keep the target of the CWR answered as congestion */
 		d.cwnd = tp->snd_ssthresh;
 		d.ssthresh = ca->g.ss_after;
 		jersey_record(sk, ev, &d, cwnd);
