@@ -6,7 +6,9 @@
  *                      RTO, TLP-repaired loss or local congestion, held or
  *                      halved/reset/drained (and why: none, ece, excess,
  *                      queue; lossclass_core.h), with the per-socket
- *                      running totals
+ *                      running totals; ece=1 when a mark was the signal
+ *                      (why=ece: an ECE echoing a mark already answered
+ *                      is none)
  *
  * una_tx is the local time (CLOCK_MONOTONIC us) of the last transmission of
  * the segment at snd_una, now the time of the decision (same clock).
