@@ -265,6 +265,32 @@ static inline void cc_glue_grow_held(struct sock *sk, struct cc_glue *g,
 	tp->snd_ssthresh = min(target, tp->snd_cwnd_clamp);
 }
 
+/*
+ * A held recovery keeps its window, but PRR (tcp_cwnd_reduction()) refills
+ * the flight towards the target (snd_ssthresh) only by what each ACK
+ * delivers, and each loss it marks leaves the flight for good: at a few
+ * percent of random loss, recoveries back to back, the flight of a lone
+ * flow shrank to 40 segments of a held window of 70.  Below the target PRR
+ * sends max(prr_delivered - prr_out, delivered) for an ACK that delivered
+ * @newly segments; raising prr_delivered to prr_out + @newly (before PRR
+ * adds @newly) lets this ACK send two segments per segment delivered, as
+ * slow start does, never above the target (PRR's bound).  The credit does
+ * not accumulate: each ACK sets it afresh from prr_out.
+ */
+static inline void cc_glue_refill_held(struct sock *sk,
+				       const struct cc_glue *g, u32 newly)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u8 state = inet_csk(sk)->icsk_ca_state;
+
+	if (!g->held || !newly ||
+	    (state != TCP_CA_Recovery && state != TCP_CA_CWR) ||
+	    tcp_packets_in_flight(tp) >= tp->snd_ssthresh)
+		return;
+	if ((s32)(tp->prr_out + newly - tp->prr_delivered) > 0)
+		tp->prr_delivered = tp->prr_out + newly;
+}
+
 /* after a timeout or by hand in Loss: cwnd and ssthresh directly */
 static inline void cc_glue_set(struct sock *sk, struct cc_glue *g, u32 cwnd,
 			       u32 ssthresh)
@@ -410,18 +436,22 @@ static inline bool cc_path_rtt(const struct sock *sk, struct lc_path *p,
 /*
  * .pkts_acked of jersey and diffc: the RTT sample to the round trips and, in
  * the safe mode (@safe), a held recovery's growth by @ai (cc_glue_grow_held())
+ * and the refill of its flight with the @newly delivered segments
+ * (cc_glue_refill_held())
  */
 static inline void cc_path_pkts_acked(struct sock *sk, struct cc_glue *g,
 				      struct lc_path *p,
 				      const struct ack_sample *sample,
-				      u32 ai, bool safe)
+				      u32 ai, bool safe, u32 newly)
 {
 	u32 round_min;
 
 	cc_path_rtt(sk, p, sample->rtt_us, &round_min);
-	if (safe)
-		cc_glue_grow_held(sk, g, sample->pkts_acked,
-				  lc_ai_now(p, cc_min_rtt(tcp_sk(sk)), ai));
+	if (!safe)
+		return;
+	cc_glue_grow_held(sk, g, sample->pkts_acked,
+			  lc_ai_now(p, cc_min_rtt(tcp_sk(sk)), ai));
+	cc_glue_refill_held(sk, g, newly);
 }
 
 /*

@@ -30,7 +30,8 @@
  * congestion avoidance adds 3 (1 - beta) / (1 + beta) segments per RTT, as
  * jersey's (Reno's one after a halving), so that with the same signals
  * diffc is no greedier than Reno.  Slow start ends at a standing queue, and
- * a held recovery goes on growing the window (as jersey).  A drop-tail
+ * a held recovery goes on growing the window and refills its flight (as
+ * jersey).  A drop-tail
  * bottleneck, a policer or an AQM that drops is then answered as
  * congestion.  In this mode losses are told apart with or without ECN on
  * the connection.  classify=paper is the papers' speculation: every loss
@@ -81,6 +82,7 @@ struct diffc {
 	struct cc_glue g;		/* events and reductions (cc_glue.h), first */
 	struct diffc_counts n;		/* shown by ss -tin (get_info) */
 	struct lc_path path;		/* round trips: queue, CE echoes */
+	u32	delivered;		/* tp->delivered at the previous ACK */
 	u16	ai;			/* additive increase, Q8 segments/RTT */
 	u8	classify:1;		/* enum lc_mode */
 };
@@ -225,6 +227,7 @@ static void diffc_init(struct sock *sk)
 	cc_glue_init(&ca->g);
 	ca->classify = READ_ONCE(diffc_classify);
 	ca->ai = LC_AI_ONE;
+	ca->delivered = tcp_sk(sk)->delivered;
 }
 
 /* called for every ACK before the kernel's loss/ECN processing */
@@ -249,14 +252,16 @@ static void diffc_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 
 /*
  * every ACK that finds data outstanding: the round trips' RTT; a held
- * recovery goes on growing (safe mode)
+ * recovery goes on growing and refills its flight (safe mode)
  */
 static void diffc_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 {
+	u32 delivered = tcp_sk(sk)->delivered;
 	struct diffc *ca = inet_csk_ca(sk);
 
 	cc_path_pkts_acked(sk, &ca->g, &ca->path, sample, ca->ai,
-			   ca->classify == LC_SAFE);
+			   ca->classify == LC_SAFE, delivered - ca->delivered);
+	ca->delivered = delivered;
 }
 
 /* entering CWR, Recovery or Loss: the PRR target (hold or halve) */

@@ -665,10 +665,14 @@ def test_ping_and_ss_parsers() -> None:
     assert parse_ping(ping) == [[1700000000.5, 3, 92.4]]
     ss = (
         "0      0      10.1.0.1:40000 10.1.1.2:5201\n"
-        "\t cubic rtt:92.5/3.1 cwnd:12 bytes_acked:1000 bbr:(bw:1.5Mbps,mrtt:92)\n"
+        "\t cubic rtt:92.5/3.1 cwnd:12 bytes_acked:1000 bbr:(bw:1.5Mbps,mrtt:92)"
+        " unacked:9 lost:2 sacked:4 rwnd_limited:120ms(4.5%) snd_wnd:65536\n"
     )
     rec = parse_ss(ss)["10.1.1.2:5201"]
     assert rec["cwnd"] == 12 and rec["srtt_ms"] == 92.5 and rec["bw_bps"] == 1.5e6
+    # the flight (unacked - sacked - lost) and what limited the sender
+    assert (rec["unacked"], rec["sacked"], rec["lost"]) == (9, 4, 2)
+    assert rec["rwnd_limited_pct"] == 4.5 and rec["snd_wnd"] == 65536
 
 
 # -- time-based fading channel ------------------------------------------------------

@@ -6,7 +6,9 @@
   our qdiscs (cw's measure, vcrr's probability).
 * :class:`Pinger`: ``ping -D`` along a path: RTT samples and jitter.
 * :class:`SsSampler`: ``ss -tin`` in a sender's namespace: cwnd, srtt,
-  rttvar and, for jersey (and bbr), the rate estimate (``bbr:(bw:...)``).
+  rttvar, the flight (unacked, sacked, lost), what limited the sender
+  (rwnd_limited, sndbuf_limited) and, for jersey (and bbr), the rate
+  estimate (``bbr:(bw:...)``).
 * :func:`cpu_times` / :func:`cpu_load`: the machine's CPU busy and steal
   fractions over a trial (``/proc/stat``), which every point records: under
   TCG a saturated guest delays packets and ACKs.
@@ -199,6 +201,12 @@ _SS_KV = {
     "delivery_rate": re.compile(r"\bdelivery_rate ([\d.]+)([KMG]?)bps"),
     "retrans": re.compile(r"\bretrans:\d+/(\d+)"),
     "bytes_acked": re.compile(r"\bbytes_acked:(\d+)"),
+    "unacked": re.compile(r"\bunacked:(\d+)"),
+    "lost": re.compile(r"\blost:(\d+)"),
+    "sacked": re.compile(r"\bsacked:(\d+)"),
+    "snd_wnd": re.compile(r"\bsnd_wnd:(\d+)"),
+    "rwnd_limited_pct": re.compile(r"\brwnd_limited:\d+ms\(([\d.]+)%\)"),
+    "sndbuf_limited_pct": re.compile(r"\bsndbuf_limited:\d+ms\(([\d.]+)%\)"),
 }
 _UNIT = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
 
