@@ -237,6 +237,15 @@ static inline u32 cc_glue_increase(struct cc_glue *g, u32 w, u32 acked)
 	return n;
 }
 
+/* a reduction that holds the window (a loss taken for corruption) is under way */
+static inline bool cc_glue_holding(const struct sock *sk,
+				   const struct cc_glue *g)
+{
+	u8 state = inet_csk(sk)->icsk_ca_state;
+
+	return g->held && state >= TCP_CA_CWR && state <= TCP_CA_Recovery;
+}
+
 /*
  * A reduction that holds the window (a loss taken for corruption) goes on
  * growing, in the safe mode: the kernel raises cwnd only outside CWR and
@@ -253,9 +262,8 @@ static inline void cc_glue_grow_held(struct sock *sk, struct cc_glue *g,
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 target = tp->snd_ssthresh;
 
-	if (!g->held || !g->ss_fix || !acked || !tcp_is_cwnd_limited(sk) ||
-	    inet_csk(sk)->icsk_ca_state < TCP_CA_CWR ||
-	    inet_csk(sk)->icsk_ca_state > TCP_CA_Recovery)
+	if (!cc_glue_holding(sk, g) || !g->ss_fix || !acked ||
+	    !tcp_is_cwnd_limited(sk))
 		return;
 	if (target < g->ss_after)
 		target = min(target + acked, g->ss_after);
@@ -270,21 +278,20 @@ static inline void cc_glue_grow_held(struct sock *sk, struct cc_glue *g,
  * the flight towards the target (snd_ssthresh) only by what each ACK
  * delivers, and each loss it marks leaves the flight for good: at a few
  * percent of random loss, recoveries back to back, the flight of a lone
- * flow shrank to 40 segments of a held window of 70.  Below the target PRR
- * sends max(prr_delivered - prr_out, delivered) for an ACK that delivered
- * @newly segments; raising prr_delivered to prr_out + @newly (before PRR
- * adds @newly) lets this ACK send two segments per segment delivered, as
- * slow start does, never above the target (PRR's bound).  The credit does
- * not accumulate: each ACK sets it afresh from prr_out.
+ * flow shrank to 40 segments of a held window of 70 (a traced run at 5 %).
+ * Below the target PRR sends max(prr_delivered - prr_out, delivered) for
+ * an ACK that delivered @newly segments; raising prr_delivered to prr_out
+ * + @newly (before PRR adds @newly) lets this ACK send two segments per
+ * segment delivered, as slow start does, never above the target (PRR's
+ * bound).  The credit does not accumulate: each ACK sets it afresh from
+ * prr_out.
  */
 static inline void cc_glue_refill_held(struct sock *sk,
 				       const struct cc_glue *g, u32 newly)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	u8 state = inet_csk(sk)->icsk_ca_state;
 
-	if (!g->held || !newly ||
-	    (state != TCP_CA_Recovery && state != TCP_CA_CWR) ||
+	if (!cc_glue_holding(sk, g) || !newly ||
 	    tcp_packets_in_flight(tp) >= tp->snd_ssthresh)
 		return;
 	if ((s32)(tp->prr_out + newly - tp->prr_delivered) > 0)

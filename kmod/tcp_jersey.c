@@ -62,8 +62,8 @@
  * outside recovery, and at a few percent of random loss a sender is in
  * recovery most of the time; and its flight, which PRR would let each loss
  * shrink for good, grows back to the window as slow start would
- * (cc_glue_refill_held(): at 5 % PER, 14.4 -> 16.5 Mb/s behind fq_codel,
- * bbr 16.6).  The fair increase below applies while the
+ * (cc_glue_refill_held(): at 5 % PER behind fq_codel, 14.35 -> 16.36 Mb/s,
+ * bbr 16.61; medians of 5 runs on 6.12).  The fair increase below applies while the
  * path shows a standing queue, Reno's one segment per RTT while it shows
  * none.  In this mode losses are told apart with or
  * without ECN on the connection (ECN adds the CE signal); the tracepoint
