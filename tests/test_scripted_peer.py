@@ -1,0 +1,79 @@
+"""The scripted peer itself, on the host kernel (its built-in cubic): the ACK
+timing that the module scripts rely on.
+
+Under a slow emulator the peer's own steps (reading the trace, TCP_INFO)
+take milliseconds; with ``rtt`` counted from the step they lengthen the
+socket's RTT samples, and jersey's and diffc's safe mode then sees a
+standing queue that is not there.  ``onarrival`` counts the wait from the
+segments' arrival instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TOP
+
+# Five round trips of slow start in which the script spends 60 ms between
+# reading a flight and acknowledging it, on a 100 ms path.
+ROUNDS = """
+cc cubic
+peer mss 1000 ts sack wscale 7 rtt 100ms win 400 {opt}
+connect
+write 300
+expect 1-10
+wait 60ms
+ack 10
+expect 30
+wait 60ms
+ack 30
+expect 70
+wait 60ms
+ack 70
+expect 150
+wait 60ms
+ack all
+expect 300
+wait 60ms
+ack all
+check {check}
+"""
+
+
+def run_script(tmp_path: Path, text: str) -> dict[str, object]:
+    script = tmp_path / "rounds.pkt"
+    script.write_text(text)
+    out = tmp_path / "out.json"
+    python = str(TOP / ".venv" / "bin" / "python")
+    subprocess.run(
+        [python, "-m", "tests.scripted.peer", "--out", str(out), str(script)],
+        cwd=TOP, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    result: dict[str, object] = json.loads(out.read_text())["results"][0]
+    return result
+
+
+needs_root = pytest.mark.skipif(
+    os.geteuid() != 0 or not Path("/dev/net/tun").exists(),
+    reason="the peer needs root (a network namespace) and /dev/net/tun",
+)
+
+
+@needs_root
+def test_onarrival_keeps_the_scripts_own_time_out_of_the_rtt(tmp_path: Path) -> None:
+    # srtt stays at the path's 100 ms (a sample of 160 ms in each of five
+    # rounds would take it to about 130)
+    res = run_script(tmp_path, ROUNDS.format(opt="onarrival", check="rtt_ms < 115"))
+    assert res["status"] == "ok", res
+
+
+@needs_root
+def test_without_onarrival_the_steps_add_to_the_rtt(tmp_path: Path) -> None:
+    # the old timing, still the default: the same script's waits show up
+    res = run_script(tmp_path, ROUNDS.format(opt="", check="rtt_ms > 115"))
+    assert res["status"] == "ok", res
