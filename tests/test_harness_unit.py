@@ -196,6 +196,24 @@ def test_share_and_retransmissions() -> None:
     assert "share" not in metrics.point_metrics(doc)  # type: ignore[arg-type]
 
 
+def test_a_flow_whose_data_started_late_is_aligned_on_its_data() -> None:
+    # launched 0.1 s into the trial, but its SYN was lost at a full queue:
+    # connected a second later, 30 s of data, exited at 31.2 s
+    late = {"started_s": 0.1, "finished_s": 31.2, "seconds": 30.0, "start_s": 0.0}
+    assert metrics.data_start(late) == pytest.approx(1.2)  # type: ignore[arg-type]
+    # on time (the exit comes right after the data), and a point from before
+    # the exit was recorded
+    assert metrics.data_start({**late, "finished_s": 30.08}) == 0.1  # type: ignore[arg-type]
+    assert metrics.data_start({"started_s": 0.1, "seconds": 30.0}) == 0.1  # type: ignore[arg-type]
+    # its first interval ends at trial time 2.2, not 1.1 (the launch)
+    doc = fake_point("jersey", 0.0, 0, 1e6)
+    doc["flows"][0].update(late, intervals=[[1.0, 4e6], [2.0, 1e6], [3.0, 1e6]])
+    doc["spec"]["metrics"] = {"bottleneck": "gw->rcv", "window_s": [0, 2.5]}
+    assert metrics.point_metrics(doc)["window"]["goodput_bps"] == pytest.approx(4e6)  # type: ignore[arg-type]
+    doc["spec"]["metrics"]["window_s"] = [1.5, 3.5]
+    assert metrics.point_metrics(doc)["window"]["goodput_bps"] == pytest.approx(2.5e6)  # type: ignore[arg-type]
+
+
 def test_fig5_11_repeatability_point_is_long() -> None:
     pts = scenario.load("fig5_11").points()
     one = [p for p in pts if p.values["per"] == 0.01]

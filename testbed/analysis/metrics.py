@@ -266,6 +266,21 @@ def _group_stats(flows: list[FlowResult]) -> dict[str, Any]:
     }
 
 
+def data_start(flow: FlowResult) -> float:
+    """When a flow's data began, in trial time: its iperf3 intervals count from
+    there.  Not its launch (``started_s``): the client connects first, and a
+    SYN lost at a full drop-tail queue waits a retransmission timeout (1 s)
+    before the -t timer starts.  The client exits right after its data ends,
+    so its exit less its duration (``finished_s - seconds``) is the start,
+    late by the results exchange only; points measured before the exit was
+    recorded have the launch."""
+    started = float(flow.get("started_s", flow.get("start_s", 0.0)))
+    finished, seconds = flow.get("finished_s"), flow.get("seconds")
+    if finished is None or not seconds:
+        return started
+    return max(started, float(finished) - float(seconds))
+
+
 def window_goodput(flow: FlowResult, lo: float, hi: float, start: float) -> float | None:
     """Mean receiver rate of a flow over trial time [lo, hi] from its interval reports."""
     xs = [bps for end, bps in flow.get("intervals", []) if lo < start + end <= hi]
@@ -325,7 +340,7 @@ def point_metrics(result: PointRecord) -> dict[str, Any]:
     win = mcfg.get("window_s")
     if win:
         lo, hi = float(win[0]), float(win[1])
-        wg = [window_goodput(f, lo, hi, f.get("started_s", f["start_s"])) for f in flows]
+        wg = [window_goodput(f, lo, hi, data_start(f)) for f in flows]
         vals = [x for x in wg if x is not None]
         out["window"] = {
             "from_s": lo,

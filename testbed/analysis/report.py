@@ -628,7 +628,7 @@ def series_of(doc: PointRecord, y: str) -> list[tuple[str, list[float], list[flo
     out = []
     if src == "flow":
         for f in doc.get("flows", []):
-            start = f.get("started_s", f.get("start_s", 0))
+            start = metrics.data_start(f)
             iv = f.get("intervals", [])
             out.append(
                 (f.get("label") or f["cc"], [start + t for t, _ in iv], [b / 1e6 for _, b in iv])

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from testbed import modules
-from testbed.analysis.metrics import arrivals, jain, window_goodput
+from testbed.analysis.metrics import arrivals, data_start, jain, window_goodput
 from testbed.net import topologies
 from testbed.run.trial import ECN_SYSCTLS, Trial, environment, run_trials
 from testbed.traffic.flows import Flow
@@ -108,7 +108,7 @@ def fig810_metrics(result: dict[str, Any], settle: float) -> dict[str, Any]:
     steady = [s for s in samples if s["t"] >= settle]
     qlen = [float(s.get("qlen", 0)) for s in steady]
     flow = result["flows"][0]
-    end = float(flow.get("started_s", 0)) + float(flow.get("seconds", 0))
+    end = data_start(flow) + float(flow.get("seconds", 0))
 
     def utilisation(rows: list[dict[str, Any]]) -> float:
         rows = [s for s in rows if "bytes" in s]
@@ -144,7 +144,7 @@ def staggered_metrics(result: dict[str, Any]) -> dict[str, Any]:
         received = arrivals(first, last)
     flows = result["flows"]
     lo, hi = JAIN_WINDOW
-    rates = [window_goodput(f, lo, hi, f.get("started_s", f["start_s"])) for f in flows]
+    rates = [window_goodput(f, lo, hi, data_start(f)) for f in flows]
     got = [r for r in rates if r is not None]
     return {
         "run": result["params"]["run"],

@@ -47,7 +47,8 @@ class FlowResult(TypedDict, total=False):
     packets: int | None
     lost_packets: int | None
     # where and when
-    started_s: float
+    started_s: float  # the client's launch
+    finished_s: float  # the client's exit
     port: int
     dest: str  # addr:port of the receiver, the sender socket's peer
 

@@ -210,8 +210,13 @@ class FlowRunner:
             report = {"error": f"iperf3 did not finish in {timeout:g} s"}
         except json.JSONDecodeError:
             report = {"error": f"iperf3 exit {proc.returncode}: {proc.stderr.strip()}"}
+        finished = time.monotonic() - t0
         result = _summarise(flow, report)
         result["started_s"] = round(started, 3)
+        # iperf3's -t timer starts once it is connected: a SYN lost at a full
+        # queue starts the data a second or more after the launch, and the
+        # client exits right after the data ends (see metrics.data_start)
+        result["finished_s"] = round(finished, 3)
         result["port"] = self.ports[i]
         self.results[i] = result
 
