@@ -214,6 +214,22 @@ def test_a_flow_whose_data_started_late_is_aligned_on_its_data() -> None:
     assert metrics.point_metrics(doc)["window"]["goodput_bps"] == pytest.approx(2.5e6)  # type: ignore[arg-type]
 
 
+def test_aggregate_goodput_is_bytes_over_the_span_the_flows_covered() -> None:
+    # four flows of 30 s on a 2 Mb/s link whose data began up to 1.7 s apart
+    # (SYNs lost at a full queue): each one's rate over its own 30 s summed
+    # to more than the link carries; their bytes over the 31.7 s they
+    # covered do not
+    flows = [
+        {"cc": "reno", "started_s": 0.1 * i, "finished_s": 30.1 + s, "seconds": 30.0,
+         "bytes_received": 1_890_000, "goodput_bps": 1_890_000 * 8 / 30.0}
+        for i, s in enumerate((0.0, 0.5, 1.2, 1.7))
+    ]  # fmt: skip
+    assert sum(f["goodput_bps"] for f in flows) == pytest.approx(2.016e6)
+    assert metrics.aggregate_goodput(flows) == pytest.approx(4 * 1_890_000 * 8 / 31.7)  # type: ignore[arg-type]
+    # one flow: its own goodput
+    assert metrics.aggregate_goodput(flows[:1]) == flows[0]["goodput_bps"]  # type: ignore[arg-type]
+
+
 def test_fig5_11_repeatability_point_is_long() -> None:
     pts = scenario.load("fig5_11").points()
     one = [p for p in pts if p.values["per"] == 0.01]

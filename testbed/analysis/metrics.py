@@ -6,8 +6,10 @@ events) and derives the numbers the report shows:
 
 * goodput (application bytes received / receiver time) and throughput
   (sender's bytes incl. retransmitted segments / time) per flow, per group
-  of flows and in total; Jain's index ``(sum x)^2 / (n sum x^2)``; the
-  ceiling ``C (1 - PER) payload / wire`` of the bottleneck;
+  of flows and in total (a group's goodput: its bytes over the span its
+  flows' data covered, from when each flow's data began); Jain's index
+  ``(sum x)^2 / (n sum x^2)``; the ceiling ``C (1 - PER) payload / wire``
+  of the bottleneck;
 * congestion drop rate (bottleneck queue drops / packets offered to it) and
   wireless drop rate (netem drops / packets on the air);
 * queue length and queueing delay (backlog bytes / rate) percentiles, the
@@ -247,25 +249,6 @@ def queue_metrics(samples: list[dict[str, Any]], rate_bps: float) -> dict[str, f
     return out
 
 
-def _group_stats(flows: list[FlowResult]) -> dict[str, Any]:
-    ok = [f for f in flows if "error" not in f]
-    gp = [f["goodput_bps"] for f in ok]
-    tp = [f.get("throughput_bps", f["goodput_bps"]) for f in ok]
-    sent = sum(int(f.get("bytes_sent") or 0) for f in ok)
-    rexmit = sum(int(f.get("retransmits") or 0) * int(f.get("mss") or 1448) for f in ok)
-    return {
-        "flows": len(flows),
-        "errors": len(flows) - len(ok),
-        "goodput_bps": sum(gp),
-        "goodput_mean_bps": statistics.fmean(gp) if gp else math.nan,
-        "throughput_bps": sum(tp),
-        "throughput_mean_bps": statistics.fmean(tp) if tp else math.nan,
-        "jain": jain(gp),
-        # retransmitted bytes over bytes sent (iperf3's retransmitted segments)
-        "retrans_fraction": rexmit / sent if sent else math.nan,
-    }
-
-
 def data_start(flow: FlowResult) -> float:
     """When a flow's data began, in trial time: its iperf3 intervals count from
     there.  Not its launch (``started_s``): the client connects first, and a
@@ -279,6 +262,38 @@ def data_start(flow: FlowResult) -> float:
     if finished is None or not seconds:
         return started
     return max(started, float(finished) - float(seconds))
+
+
+def aggregate_goodput(flows: list[FlowResult]) -> float:
+    """Application bits the flows delivered together per second of the time
+    they ran together: their bytes over the span from the first one's data
+    start to the last one's end.  Not the sum of their rates, each over its
+    own span: flows that started a second apart (a SYN lost at a full queue)
+    summed to more than the link carries.  One flow: its goodput."""
+    spans = [(data_start(f), data_start(f) + float(f.get("seconds") or 0)) for f in flows]
+    span = max((e for _, e in spans), default=0.0) - min((s for s, _ in spans), default=0.0)
+    if len(flows) == 1 or span <= 0 or any("bytes_received" not in f for f in flows):
+        return sum(f["goodput_bps"] for f in flows)
+    return sum(int(f["bytes_received"]) for f in flows) * 8 / span
+
+
+def _group_stats(flows: list[FlowResult]) -> dict[str, Any]:
+    ok = [f for f in flows if "error" not in f]
+    gp = [f["goodput_bps"] for f in ok]
+    tp = [f.get("throughput_bps", f["goodput_bps"]) for f in ok]
+    sent = sum(int(f.get("bytes_sent") or 0) for f in ok)
+    rexmit = sum(int(f.get("retransmits") or 0) * int(f.get("mss") or 1448) for f in ok)
+    return {
+        "flows": len(flows),
+        "errors": len(flows) - len(ok),
+        "goodput_bps": aggregate_goodput(ok),
+        "goodput_mean_bps": statistics.fmean(gp) if gp else math.nan,
+        "throughput_bps": sum(tp),
+        "throughput_mean_bps": statistics.fmean(tp) if tp else math.nan,
+        "jain": jain(gp),
+        # retransmitted bytes over bytes sent (iperf3's retransmitted segments)
+        "retrans_fraction": rexmit / sent if sent else math.nan,
+    }
 
 
 def window_goodput(flow: FlowResult, lo: float, hi: float, start: float) -> float | None:
