@@ -446,6 +446,7 @@ class Peer:
     def wait_after_arrival(self, words: list[str], rtt: float) -> None:
         """Sleep until ``rtt`` after the newest segment that the ACK ``words``
         covers (cumulatively or in a SACK block) arrived."""
+        self.drain()  # what arrived since the last step: its arrival times
         n = int(words[0]) if words[0].isdigit() else int(self.names[words[0]])
         covered = [(1, n)]
         for i, w in enumerate(words[:-1]):
