@@ -568,6 +568,7 @@ static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
 	in->ece = g->ece && !cc_glue_ece_echo(sk, g);
 	in->marks = lc_path_marks(p);
 	in->queued = lc_path_queued(p, cc_min_rtt(tp));
+	in->overflow = lc_path_overflow(p, cc_min_rtt(tp));
 }
 
 /*

@@ -17,10 +17,18 @@
  *     (RFC 9406's HyStart++ delay threshold).  A round's minimum, not the
  *     smoothed RTT: a standing queue raises every sample of a round, while
  *     jitter, delayed ACKs and a sender's own bursts raise some; a full
- *     drop-tail buffer of any useful size shows up there.  This is waived
- *     while the path marks (a CE echo within the last LC_CE_ROUNDS, 250,
- *     round trips: 10 s at 40 ms): a marking AQM keeps its own queue and
- *     tells congestion by CE before it drops.  A long memory, because the
+ *     drop-tail buffer of any useful size shows up there.  While the path
+ *     marks (a CE echo within the last LC_CE_ROUNDS, 250, round trips: 10 s
+ *     at 40 ms) the queue counts only above half the path's minimum RTT
+ *     (never below the threshold above): a marking AQM keeps its own queue
+ *     short (CoDel's 5 ms, PIE's 15 ms, CW's third of its buffer) and tells
+ *     congestion by CE before it drops; a queue of half the base RTT or
+ *     more is one it does not control (traffic that ignores its marks, or
+ *     marks that come from the rate and not from the queue, as VCRR's) and
+ *     a loss there is its buffer overflowing: behind VCRR with two Cubic
+ *     flows, jersey and diffc held such losses (srtt 80 ms on a 40 ms
+ *     path, 94 losses held in one run) and took 1.4-1.5 times Cubic's share
+ *     (medians of 5 runs on 6.12).  A long memory of marks, because the
  *     delay rule itself keeps a lone flow's queue below a gateway's marking
  *     threshold: with 32 rounds, behind CW and VCRR at 1 % PER, marks came
  *     too seldom and the queue rule drained a queue the gateway owned
@@ -75,6 +83,7 @@
 #define LC_EXCESS_SHIFT		1	/* window excess: > delivered * 3 / 2 */
 #define LC_EXCESS_MIN		2U	/*   and > delivered + 2 segments */
 #define LC_CE_ROUNDS		250U	/* the path marks: CE within 250 rounds */
+#define LC_OVERFLOW_SHIFT	1	/* and then a queue counts > rtt_min / 2 */
 #define LC_AI_SHIFT		8	/* alpha in Q8 */
 #define LC_AI_ONE		(1U << LC_AI_SHIFT)
 #define LC_AI_MIN		(LC_AI_ONE >> 4)
@@ -108,7 +117,8 @@ struct lc_path {
 	u8	samples;	/* RTT samples in this round (saturating) */
 	u8	ce_age;		/* rounds since the last CE echo + 1, 0 = none */
 	u8	started:1,	/* round_end is set */
-		queued:1;	/* the last round's minimum showed a standing queue */
+		queued:1,	/* the last round's minimum showed a standing queue */
+		overflow:1;	/* ... of more than lc_overflow_threshold() */
 };
 
 /* what a sender knows when it classifies a loss */
@@ -119,6 +129,7 @@ struct lc_input {
 	bool	ece;		/* this ACK carried ECE */
 	bool	marks;		/* a CE echo within the last LC_CE_ROUNDS rounds */
 	bool	queued;		/* lc_path_queued() */
+	bool	overflow;	/* lc_path_overflow() */
 };
 
 /* the queueing delay that counts as a standing queue for @min_rtt_us */
@@ -133,6 +144,19 @@ static inline bool lc_standing_queue(u32 rtt_us, u32 min_rtt_us)
 {
 	return min_rtt_us && rtt_us > min_rtt_us &&
 	       rtt_us - min_rtt_us > lc_queue_threshold(min_rtt_us);
+}
+
+/* the queueing delay that counts on a path that marks: half the base RTT */
+static inline u32 lc_overflow_threshold(u32 min_rtt_us)
+{
+	return cc_max_u32(min_rtt_us >> LC_OVERFLOW_SHIFT,
+			  lc_queue_threshold(min_rtt_us));
+}
+
+static inline bool lc_overflow_queue(u32 rtt_us, u32 min_rtt_us)
+{
+	return min_rtt_us && rtt_us > min_rtt_us &&
+	       rtt_us - min_rtt_us > lc_overflow_threshold(min_rtt_us);
 }
 
 /* where a sender stands when an ACK arrives */
@@ -168,6 +192,7 @@ static inline bool lc_path_rtt(struct lc_path *p, u32 rtt_us,
 		return false;
 	*min = p->round_min;
 	p->queued = lc_standing_queue(p->round_min, a->min_rtt_us);
+	p->overflow = lc_overflow_queue(p->round_min, a->min_rtt_us);
 	/*
 	 * a round of 2^16 or more: 0, unknown; a round cut short by a loss
 	 * recovery (a cumulative ACK of data SACKed before) counts few: the
@@ -206,6 +231,14 @@ static inline bool lc_path_queued(const struct lc_path *p, u32 min_rtt_us)
 		lc_standing_queue(p->round_min, min_rtt_us));
 }
 
+/* the same for a queue above lc_overflow_threshold() */
+static inline bool lc_path_overflow(const struct lc_path *p, u32 min_rtt_us)
+{
+	return p->overflow ||
+	       (p->samples >= LC_ROUND_SAMPLES &&
+		lc_overflow_queue(p->round_min, min_rtt_us));
+}
+
 /*
  * The window is not delivered: more than half again the segments the path
  * delivered in the last round trip (@delivered, what it carries and queues;
@@ -233,7 +266,7 @@ static inline u8 lc_congestion(const struct lc_input *in, u8 mode)
 	if (lc_window_excess(in->slow_start ? in->cwnd >> 1 : in->cwnd,
 			     in->delivered))
 		return LC_WHY_EXCESS;
-	if (!in->marks && in->queued)
+	if (in->marks ? in->overflow : in->queued)
 		return LC_WHY_QUEUE;
 	return LC_WHY_NONE;
 }

@@ -18,9 +18,10 @@
  * on every ACK from the CE mark until it sees our CWR, about one RTT.
  *
  * The safe mode (classify=safe): a loss without ECE is speculated to be
- * corruption only while the round trips show no standing queue (or the
- * path has echoed CE within the last 250 round trips: a marking gateway owns
- * that queue) and the window is delivered (lossclass_core.h, as
+ * corruption only while the round trips show no standing queue (while
+ * the path has echoed CE within the last 250 round trips, none of more
+ * than half its minimum RTT: a marking gateway keeps a shorter one, a
+ * longer one overflows) and the window is delivered (lossclass_core.h, as
  * tcp_jersey.c).  Otherwise it is congestion: at a standing queue the
  * window drains it (cwnd * (srtt - q) / srtt, q the round's minimum RTT
  * above the path's, at least half: at a full drop-tail buffer of one BDP

@@ -115,6 +115,43 @@ static void test_queued_by_round_minimum(void)
 	CHECK(!lc_path_queued(&p, 0));	/* no minimum RTT known */
 }
 
+/*
+ * While the path marks, a queue counts above half the path's minimum RTT
+ * (never below the threshold of a path that does not mark).
+ */
+static void test_overflow_queue(void)
+{
+	struct lc_path p = { 0 };
+	u32 una = 0, rtt;
+
+	CHECK_CMP(lc_overflow_threshold(40000), ==, 20000);
+	CHECK(!lc_overflow_queue(60000, 40000));
+	CHECK(lc_overflow_queue(60001, 40000));
+	/* short paths: the clamp of lc_queue_threshold() */
+	CHECK_CMP(lc_overflow_threshold(4000), ==, 4000);
+	CHECK_CMP(lc_overflow_threshold(560000), ==, 280000);
+	CHECK(!lc_overflow_queue(80000, 0));
+	rtt_at(&p, 40000, 0, 100, 40000, 0, &rtt);	/* starts round 1 */
+	una = round_of(&p, una, 41000, 2000, 40500);
+	CHECK(!p.queued && !p.overflow);
+	/* the queue behind CW (a third of one BDP, 13 ms): standing, held */
+	una = round_of(&p, una, 53500, 2000, 53100);
+	CHECK(p.queued && !p.overflow && !lc_path_overflow(&p, 40000));
+	/* a full buffer of one BDP behind VCRR and Cubic: 40 ms more */
+	una = round_of(&p, una, 80500, 2000, 80100);
+	CHECK(p.queued && p.overflow && lc_path_overflow(&p, 40000));
+	una = round_of(&p, una, 41000, 2000, 40500);
+	CHECK(!p.overflow);
+	/* within a round, after LC_ROUND_SAMPLES samples */
+	for (rtt = 0; rtt < LC_ROUND_SAMPLES; rtt++) {
+		u32 m;
+
+		CHECK(!lc_path_overflow(&p, 40000));
+		rtt_at(&p, 70000, una + rtt, una + 100, 40000, 0, &m);
+	}
+	CHECK(lc_path_overflow(&p, 40000));
+}
+
 static void test_ce_age(void)
 {
 	struct lc_path p = { 0 };
@@ -238,6 +275,12 @@ static void test_classification(void)
 	/* the same queue while the path marks: the AQM owns it, wireless */
 	i = in(150, 148, false, true, true);
 	CHECK_CMP(lc_congestion(&i, LC_SAFE), ==, LC_WHY_NONE);
+	/* unless it is over half the base RTT: a buffer the AQM does not
+	 * control overflows (traffic that ignores its marks)
+	 */
+	i.overflow = true;
+	CHECK_CMP(lc_congestion(&i, LC_SAFE), ==, LC_WHY_QUEUE);
+	CHECK_CMP(lc_congestion(&i, LC_PAPER), ==, LC_WHY_NONE);
 	/* a policer or a shallow buffer: no queue but half the window lost */
 	i = in(200, 100, false, false, false);
 	CHECK_CMP(lc_congestion(&i, LC_SAFE), ==, LC_WHY_EXCESS);
@@ -323,6 +366,7 @@ int main(void)
 	RUN(test_standing_queue);
 	RUN(test_round_minimum);
 	RUN(test_queued_by_round_minimum);
+	RUN(test_overflow_queue);
 	RUN(test_ce_age);
 	RUN(test_drain_window);
 	RUN(test_queue_delay);
