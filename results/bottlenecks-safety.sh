@@ -1,8 +1,11 @@
 #!/bin/bash
-# The 22 points of bottlenecks' accept profile that the README's "Safe and fair
-# by default" table comes from, 5 runs each, on one kernel (6.12 or 6.1):
+# The 36 points of bottlenecks that the README's "Safe and fair by default"
+# table comes from, 5 runs each, on one kernel (6.12 or 6.1): the accept
+# profile's rows that the criteria name, and 2 + 2 Reno on the thesis fig 5.11
+# path:
 #   bash results/bottlenecks-safety.sh 6.12
-# (about 70 minutes on TCG: 110 points of 30 s, two at a time)
+# (about an hour on TCG, 55 min on 6.12: 180 runs of 30 s, two at a time; the
+# 2 Mb/s fig 5.11 points four at a time)
 # then: .venv/bin/python -m testbed report bottlenecks --out results
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,13 +20,22 @@ VCRR='{ label = "vcrr", q = "vcrr" }'
 FQ='{ label = "fq_codel-ecn", q = { kind = "fq_codel", ecn = true } }'
 ALONE='{ label = "alone", ours = 1, cubic = 0, reno = 0, rival = "cubic" }'
 MIX='{ label = "2+2cubic", ours = 2, cubic = 2, reno = 0, rival = "cubic" }'
-# drop-tail alone, PER 0 and 1 % (--fresh: earlier points of this kernel go,
-# so that every point of the report comes from this commit)
-run --fresh --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0, 0.01]' --set "sweep.mix=[$ALONE]" \
+# 2 + 2 Reno on the thesis fig 5.11 path (2 Mb/s, 92 ms), every gateway kind, PER 0
+# (--fresh: earlier points of this kernel go, so that every point of the report
+# comes from this commit)
+F511='{ label = "fig5.11", wired_mbit = 10, wired_ms = 45, wireless_mbit = 2, buf = 15 }'
+RENO='{ label = "2+2reno", ours = 2, cubic = 0, reno = 2, rival = "reno" }'
+run --fresh --set "sweep.path=[$F511]" --set "sweep.gw=[$PFIFO,$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0]' \
+	--set "sweep.mix=[$RENO]" --set 'sweep.ours=["jersey","diffc"]' --set parallel=4
+# drop-tail alone, PER 0 and 1 %
+run --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0, 0.01]' --set "sweep.mix=[$ALONE]" \
 	--set 'sweep.ours=["jersey","diffc","cubic","bbr"]'
 # 2 + 2 cubic behind every gateway kind, PER 0
 run --set "sweep.gw=[$PFIFO,$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0]' --set "sweep.mix=[$MIX]" \
 	--set 'sweep.ours=["jersey","diffc"]'
 # one lossy flow behind the marking gateways, PER 1 %
 run --set "sweep.gw=[$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0.01]' --set "sweep.mix=[$ALONE]" \
+	--set 'sweep.ours=["jersey","bbr"]'
+# one lossy flow behind the marking gateways, PER 5 %
+run --set "sweep.gw=[$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0.05]' --set "sweep.mix=[$ALONE]" \
 	--set 'sweep.ours=["jersey","bbr"]'
