@@ -558,6 +558,7 @@ static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
 			       struct lc_input *in)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 min_rtt = cc_min_rtt(tp);
 
 	in->cwnd = cc_window_used(tp, cwnd);
 	in->slow_start = cwnd < ssthresh;
@@ -567,8 +568,8 @@ static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
 	 */
 	in->ece = g->ece && !cc_glue_ece_echo(sk, g);
 	in->marks = lc_path_marks(p);
-	in->queued = lc_path_queued(p, cc_min_rtt(tp));
-	in->overflow = lc_path_overflow(p, cc_min_rtt(tp));
+	in->queued = lc_path_queued(p, min_rtt);
+	in->overflow = lc_path_overflow(p, min_rtt);
 }
 
 /*

@@ -140,10 +140,16 @@ static inline u32 lc_queue_threshold(u32 min_rtt_us)
 	return cc_min_u32(cc_max_u32(q, LC_QUEUE_MIN_US), LC_QUEUE_MAX_US);
 }
 
-static inline bool lc_standing_queue(u32 rtt_us, u32 min_rtt_us)
+/* @rtt_us is more than @threshold_us above @min_rtt_us (0: unknown) */
+static inline bool lc_queue_over(u32 rtt_us, u32 min_rtt_us, u32 threshold_us)
 {
 	return min_rtt_us && rtt_us > min_rtt_us &&
-	       rtt_us - min_rtt_us > lc_queue_threshold(min_rtt_us);
+	       rtt_us - min_rtt_us > threshold_us;
+}
+
+static inline bool lc_standing_queue(u32 rtt_us, u32 min_rtt_us)
+{
+	return lc_queue_over(rtt_us, min_rtt_us, lc_queue_threshold(min_rtt_us));
 }
 
 /* the queueing delay that counts on a path that marks: half the base RTT */
@@ -155,8 +161,8 @@ static inline u32 lc_overflow_threshold(u32 min_rtt_us)
 
 static inline bool lc_overflow_queue(u32 rtt_us, u32 min_rtt_us)
 {
-	return min_rtt_us && rtt_us > min_rtt_us &&
-	       rtt_us - min_rtt_us > lc_overflow_threshold(min_rtt_us);
+	return lc_queue_over(rtt_us, min_rtt_us,
+			     lc_overflow_threshold(min_rtt_us));
 }
 
 /* where a sender stands when an ACK arrives */

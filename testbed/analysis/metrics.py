@@ -270,8 +270,9 @@ def aggregate_goodput(flows: list[FlowResult]) -> float:
     start to the last one's end.  Not the sum of their rates, each over its
     own span: flows that started a second apart (a SYN lost at a full queue)
     summed to more than the link carries.  One flow: its goodput."""
-    spans = [(data_start(f), data_start(f) + float(f.get("seconds") or 0)) for f in flows]
-    span = max((e for _, e in spans), default=0.0) - min((s for s, _ in spans), default=0.0)
+    starts = [data_start(f) for f in flows]
+    ends = [s + float(f.get("seconds") or 0) for s, f in zip(starts, flows, strict=True)]
+    span = max(ends, default=0.0) - min(starts, default=0.0)
     if len(flows) == 1 or span <= 0 or any("bytes_received" not in f for f in flows):
         return sum(f["goodput_bps"] for f in flows)
     return sum(int(f["bytes_received"]) for f in flows) * 8 / span
