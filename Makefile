@@ -105,7 +105,7 @@ lint:
 
 # The README's test command.  Ends with pytest's summary line.
 check: lint all-kernels tc
-	@$(PY) -m pytest -ra tests
+	@$(PY) -m pytest -ra --durations=25 tests
 
 # A user's results go to out/ (not tracked); OUT=results/... regenerates the
 # published ones.
