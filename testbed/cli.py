@@ -69,7 +69,9 @@ def host_can_load_modules() -> bool:
 
 
 # the tree a point's commit stands for: everything but the harness's outputs
-CODE = (".", ":(exclude)results", ":(exclude)out")
+# and the prose (README.md and other Markdown: editing the README's results
+# section during a run marked a whole batch of points "+dirty")
+CODE = (".", ":(exclude)results", ":(exclude)out", ":(exclude,glob)**/*.md")
 
 
 def git_meta(top: Path = TOP) -> dict[str, str]:

@@ -191,7 +191,7 @@ def test_the_readme_layout_table_matches_the_tree() -> None:
     assert not missing, f"testbed/ entries the README's layout table does not name: {missing}"
 
 
-def test_a_point_is_dirty_when_the_code_changed_not_when_the_results_did(
+def test_a_point_is_dirty_when_the_code_changed_not_the_results_or_the_prose(
     tmp_path: pathlib.Path,
 ) -> None:
     def git(*args: str) -> None:
@@ -201,11 +201,14 @@ def test_a_point_is_dirty_when_the_code_changed_not_when_the_results_did(
     (tmp_path / "results").mkdir()
     (tmp_path / "results" / "report.md").write_text("old\n")
     (tmp_path / "kmod.c").write_text("int x;\n")
+    (tmp_path / "README.md").write_text("prose\n")
     git("add", ".")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x")
     assert cli.git_meta(tmp_path)["dirty"] == "no"
     # a run rewrote the report it publishes: the code measured is the commit's
     (tmp_path / "results" / "report.md").write_text("new\n")
+    assert cli.git_meta(tmp_path)["dirty"] == "no"
+    (tmp_path / "README.md").write_text("edited during the run\n")
     assert cli.git_meta(tmp_path)["dirty"] == "no"
     (tmp_path / "kmod.c").write_text("int y;\n")
     assert cli.git_meta(tmp_path)["dirty"] == "yes"
