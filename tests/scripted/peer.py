@@ -404,20 +404,19 @@ class Peer:
         to the later ACKs of a burst than to a single one."""
         rtt = float(self.opts.get("rtt", 0)) / 1000
         if rtt and self.opts.get("onarrival"):
-            if burst[-1][0] == "all":  # everything sent before this step
-                self.drain()
-                burst[-1] = [str(self.sent_max), *burst[-1][1:]]
+            burst = [self.resolve(words) for words in burst]  # ``all``: sent before this step
             built = [self.ack_packets(words) for words in burst]
             due = self.wait_after_arrival(burst[-1], rtt)
             for packets, line in built:
                 self.send_packets(packets, line)
-            if time.monotonic() - due > LATE_S:  # the emulator stalled the peer
-                self.late.append(round(time.monotonic() - due, 3))
-                self.log.append(f"  late by {self.late[-1] * 1000:.0f} ms")
+            late = time.monotonic() - due
+            if late > LATE_S:  # the emulator stalled the peer
+                self.late.append(round(late, 3))
+                self.log.append(f"  late by {late * 1000:.0f} ms")
             return
-        for i, words in enumerate(burst):
-            if rtt and i == 0:
-                time.sleep(rtt)
+        if rtt:
+            time.sleep(rtt)
+        for words in burst:  # ``all``: what arrived by the time each is built
             self.send_packets(*self.ack_packets(words))
 
     def send_packets(self, packets: list[bytes], line: str) -> None:
@@ -426,16 +425,22 @@ class Peer:
             self.acks_sent += 1
             self.log.append(f"{time.monotonic() - self.t0:7.3f} < {line}")
 
+    def resolve(self, words: list[str]) -> list[str]:
+        """An ``ack`` step's words with its segment number as digits: ``all``
+        is every segment sent so far (read first), a ``let`` name its value."""
+        if words[0] == "all":
+            self.drain()
+            return [str(self.sent_max), *words[1:]]
+        if not words[0].isdigit():
+            return [str(int(self.names[words[0]])), *words[1:]]
+        return words
+
     def ack_packets(self, words: list[str]) -> tuple[list[bytes], str]:
         """The packets of one ``ack`` step (``xK``: K copies) and its log line."""
         from scapy.layers.inet import IP as IPpkt
         from scapy.layers.inet import TCP
 
-        if words[0] == "all":  # everything sent so far
-            self.drain()
-            words = [str(self.sent_max), *words[1:]]
-        elif not words[0].isdigit():  # a name from "let"
-            words = [str(int(self.names[words[0]])), *words[1:]]
+        words = self.resolve(words)
         n = int(words[0])
         flags = "A"
         sacks: list[int] = []
@@ -486,10 +491,10 @@ class Peer:
 
     def wait_after_arrival(self, words: list[str], rtt: float) -> float:
         """Sleep until ``rtt`` after the newest segment that the ACK ``words``
-        covers (cumulatively or in a SACK block) arrived; returns that time
-        (or now, if later)."""
+        covers (cumulatively or in a SACK block; ``words`` resolved) arrived;
+        returns that time (or now, if later)."""
         self.drain()  # what arrived since the last step: its arrival times
-        n = int(words[0]) if words[0].isdigit() else int(self.names[words[0]])
+        n = int(words[0])
         covered = [(1, n)]
         for i, w in enumerate(words[:-1]):
             if w in ("sack", "dsack"):
