@@ -4,8 +4,8 @@
 # profile's rows that the criteria name, and 2 + 2 Reno on the thesis fig 5.11
 # path:
 #   bash results/bottlenecks-safety.sh 6.12
-# (about an hour on TCG, 55 min on 6.12: 180 runs of 30 s, two at a time; the
-# 2 Mb/s fig 5.11 points four at a time)
+# (about 70 min on TCG: 230 runs of 30 s, two at a time; the 2 Mb/s fig 5.11
+# points four at a time)
 # then: .venv/bin/python -m testbed report bottlenecks --out results
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,8 +25,13 @@ MIX='{ label = "2+2cubic", ours = 2, cubic = 2, reno = 0, rival = "cubic" }'
 # comes from this commit)
 F511='{ label = "fig5.11", wired_mbit = 10, wired_ms = 45, wireless_mbit = 2, buf = 15 }'
 RENO='{ label = "2+2reno", ours = 2, cubic = 0, reno = 2, rival = "reno" }'
+# 10 runs: the share of one such point spreads over 0.8-1.35 (per-flow windows of
+# 4-10 packets), and Reno against Reno (ours = reno, behind pfifo) shows how far
+# the share of two identical schemes spreads there
 run --fresh --set "sweep.path=[$F511]" --set "sweep.gw=[$PFIFO,$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0]' \
-	--set "sweep.mix=[$RENO]" --set 'sweep.ours=["jersey","diffc"]' --set parallel=4
+	--set "sweep.mix=[$RENO]" --set 'sweep.ours=["jersey","diffc"]' --set parallel=4 --set runs=10
+run --set "sweep.path=[$F511]" --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0]' \
+	--set "sweep.mix=[$RENO]" --set 'sweep.ours=["reno"]' --set parallel=4 --set runs=10
 # drop-tail alone, PER 0 and 1 %
 run --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0, 0.01]' --set "sweep.mix=[$ALONE]" \
 	--set 'sweep.ours=["jersey","diffc","cubic","bbr"]'
