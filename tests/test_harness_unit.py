@@ -15,9 +15,11 @@ import pytest
 
 from testbed import TOP
 from testbed.analysis import metrics, report
+from testbed.measure.monitors import QdiscSampler
 from testbed.net import topologies
 from testbed.net.path import Loss, Queue, link_tc_cmds, route_cmds
 from testbed.run import harness, scenario
+from testbed.run.records import qdisc_marks
 from testbed.traffic import cross as traffic
 
 # -- scenario files ------------------------------------------------------------------
@@ -464,6 +466,31 @@ def test_queue_metrics_and_marking_probability() -> None:
     q = metrics.queue_metrics(samples, 2e6)
     assert q["qlen_max"] == 20 and q["qdelay_ms_max"] == pytest.approx(120.0)
     assert q["mark_prob_mean"] == pytest.approx(30 / 110)
+
+
+def test_marks_of_every_marking_qdisc_kind() -> None:
+    # tc -s -j: RED, CW and VCRR count "marked", fq_codel and PIE "ecn_mark"
+    assert qdisc_marks({"kind": "red", "xstats": {"marked": 7, "early": 1}}) == 7
+    assert qdisc_marks({"kind": "cw", "marked": 5}) == 5
+    assert qdisc_marks({"kind": "fq_codel", "ecn_mark": 13, "drop_overlimit": 34}) == 13
+    assert qdisc_marks({"kind": "pie", "xstats": {"ecn_mark": 2}}) == 2
+    assert qdisc_marks({"kind": "pfifo", "drops": 3}) is None
+    # the sampler keeps fq_codel's marks as "marked", and its probability follows
+    got = [
+        QdiscSampler.compact({"packets": n, "qlen": 0, "ecn_mark": m})
+        for n, m in ((0, 0), (100, 4))
+    ]
+    assert metrics.mark_probability([{"t": 0.0, **got[0]}, {"t": 1.0, **got[1]}]) == [[1.0, 0.04]]
+    assert "marked" not in QdiscSampler.compact({"kind": "pfifo", "packets": 9})
+
+
+def test_bottleneck_marks_read_from_the_qdisc_record() -> None:
+    # a point written when fq_codel's ecn_mark was read as 0: its record says 13
+    doc = fake_point("jersey", 0.01, 0, 1.5e6)
+    doc["links"][0]["queue_marked"] = 0
+    doc["links"][0]["queue_stats"] = {"kind": "fq_codel", "packets": 1000, "ecn_mark": 13}
+    b = metrics.point_metrics(doc)["bottleneck"]
+    assert b["queue_marked"] == 13 and b["mark_rate"] == pytest.approx(0.013)
 
 
 def fake_point(

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy
 
-from testbed.run.records import FlowResult, PointRecord
+from testbed.run.records import FlowResult, PointRecord, qdisc_marks
 
 # cause= values of the loss tracepoints, by what they claim
 WIRELESS_CAUSES = {"wireless", "rto_wireless", "corruption", "hold", "held"}
@@ -226,11 +226,12 @@ def mark_probability(samples: list[dict[str, Any]]) -> list[list[float]]:
     counters (marks are counted at enqueue, see :func:`arrivals`)."""
     out = []
     for a, b in itertools.pairwise(samples):
-        if "marked" not in b:
+        now = qdisc_marks(b)
+        if now is None:
             continue
         arrived = arrivals(a, b)
         if arrived > 0:
-            out.append([b["t"], (b.get("marked", 0) - a.get("marked", 0)) / arrived])
+            out.append([b["t"], (now - (qdisc_marks(a) or 0)) / arrived])
     return out
 
 
@@ -400,15 +401,18 @@ def point_metrics(result: PointRecord) -> dict[str, Any]:
         for g in ground:
             if g["link"] == bott:
                 offered = g["queue_packets"] + g["queue_drops"]
+                # from the qdisc's record where kept: points written before
+                # qdisc_marks() read fq_codel's and PIE's ecn_mark as 0
+                marked = qdisc_marks(g.get("queue_stats") or {}) or g["queue_marked"]
                 aired = g["air_packets"] + g["air_drops"]
                 out["bottleneck"] = {
                     "queue_drops": g["queue_drops"],
-                    "queue_marked": g["queue_marked"],
+                    "queue_marked": marked,
                     "queue_packets": g["queue_packets"],
                     "air_drops": g["air_drops"],
                     "air_packets": g["air_packets"],
                     "congestion_drop_rate": g["queue_drops"] / offered if offered else 0.0,
-                    "mark_rate": g["queue_marked"] / offered if offered else 0.0,
+                    "mark_rate": marked / offered if offered else 0.0,
                     "wireless_drop_rate": g["air_drops"] / aired if aired else 0.0,
                 }
     # drops on the data paths (of flows and cross traffic), by place

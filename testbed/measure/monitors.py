@@ -28,6 +28,7 @@ from typing import Any
 
 from testbed.net.path import IP, TC, Path
 from testbed.programs import require
+from testbed.run.records import qdisc_marks
 
 
 def cpu_times(stat: str = "/proc/stat") -> list[int]:
@@ -88,11 +89,14 @@ class QdiscSampler:
     def compact(cls, q: dict[str, Any]) -> dict[str, Any]:
         """The numbers worth keeping from one ``tc -s -j`` qdisc record."""
         out = {k: q[k] for k in cls.FIELDS if k in q}
-        for k in ("marked", "prob", "measure", "early", "pdrop", "ecn_mark", "dropped"):
+        marked = qdisc_marks(q)
+        if marked is not None:
+            out["marked"] = marked
+        for k in ("prob", "measure", "early", "pdrop", "ecn_mark", "dropped"):
             if k in q:
                 out[k] = q[k]
         xs = q.get("xstats") or {}
-        for k in ("marked", "prob", "measure", "early", "pdrop", "ecn_mark", "qmin"):
+        for k in ("prob", "measure", "early", "pdrop", "ecn_mark", "qmin"):
             if k in xs and k not in out:
                 out[k] = xs[k]
         return out

@@ -53,6 +53,18 @@ class FlowResult(TypedDict, total=False):
     dest: str  # addr:port of the receiver, the sender socket's peer
 
 
+def qdisc_marks(q: dict[str, Any]) -> int | None:
+    """The ECN marks in one ``tc -s -j`` qdisc record (or a sample of it):
+    RED, CW and VCRR say ``marked``, fq_codel and PIE ``ecn_mark`` (at the top
+    level or in ``xstats``); None for a qdisc that does not mark (pfifo)."""
+    xs = q.get("xstats") or {}
+    for k in ("marked", "ecn_mark"):
+        for where in (q, xs):
+            if k in where:
+                return int(where[k])
+    return None
+
+
 class LinkCounters(TypedDict):
     """One link direction's drops: its queue's (congestion) and its air's (wireless)."""
 

@@ -28,7 +28,7 @@ from testbed import modules
 from testbed.measure.monitors import Pinger, QdiscSampler, SsSampler, cpu_load, cpu_times
 from testbed.measure.trace import TraceStream
 from testbed.net.path import Link, Path, direction
-from testbed.run.records import LinkCounters, TrialResult
+from testbed.run.records import LinkCounters, TrialResult, qdisc_marks
 from testbed.traffic.cross import Source, TrafficRunner
 from testbed.traffic.flows import Flow, FlowRunner
 
@@ -101,7 +101,7 @@ def link_ground_truth(path: Path, trial: Trial) -> list[LinkCounters]:
                     "queue": q.get("kind"),
                     "queue_packets": int(q.get("packets", 0)),
                     "queue_drops": int(q.get("drops", 0)),
-                    "queue_marked": int(q.get("marked", 0)),
+                    "queue_marked": qdisc_marks(q) or 0,
                     "queue_overlimits": int(q.get("overlimits", 0)),
                     "queue_stats": q,
                     "air_packets": passed,
