@@ -212,3 +212,37 @@ def test_a_point_is_dirty_when_the_code_changed_not_the_results_or_the_prose(
     assert cli.git_meta(tmp_path)["dirty"] == "no"
     (tmp_path / "kmod.c").write_text("int y;\n")
     assert cli.git_meta(tmp_path)["dirty"] == "yes"
+
+
+def test_a_points_commit_is_the_last_one_that_changed_the_code(tmp_path: pathlib.Path) -> None:
+    def git(*args: str) -> str:
+        p = subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+        return p.stdout.decode().strip()
+
+    def commit(msg: str) -> str:
+        git("add", ".")
+        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", msg)
+        return git("rev-parse", "HEAD")
+
+    git("init", "-q")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "kmod.c").write_text("int x;\n")
+    code = commit("code")
+    (tmp_path / "results" / "report.md").write_text("first sitting\n")
+    (tmp_path / "README.md").write_text("its numbers\n")
+    head = commit("results")
+    meta = cli.git_meta(tmp_path)
+    assert (meta["commit"], meta["head"]) == (code, head)
+    (tmp_path / "kmod.c").write_text("int y;\n")
+    again = commit("code again")
+    assert cli.git_meta(tmp_path)["commit"] == again
+    # a shallow clone (CI's) whose history ends at a commit of results: HEAD
+    (tmp_path / "results" / "report.md").write_text("second sitting\n")
+    head = commit("results again")
+    shallow = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{tmp_path}", str(shallow)],
+        check=True,
+        capture_output=True,
+    )
+    assert cli.git_meta(shallow)["commit"] == head
