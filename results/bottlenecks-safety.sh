@@ -1,6 +1,6 @@
 #!/bin/bash
-# The 36 points of bottlenecks that the README's "Safe and fair by default"
-# table comes from, 5 runs each, on one kernel (6.12 or 6.1): the accept
+# The 37 points of bottlenecks that the README's "Safe and fair by default"
+# table comes from, 5 runs each (the fig 5.11 Reno mixes 10), on one kernel (6.12 or 6.1): the accept
 # profile's rows that the criteria name, and 2 + 2 Reno on the thesis fig 5.11
 # path:
 #   bash results/bottlenecks-safety.sh 6.12
