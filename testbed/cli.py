@@ -79,18 +79,15 @@ def git_meta(top: Path = TOP) -> dict[str, str]:
         p = subprocess.run(["git", "-C", str(top), *args], capture_output=True, text=True)
         return p.stdout.strip()
 
+    head = git("rev-parse", "HEAD")
+    # a shallow clone's history may end at a commit of results: HEAD there
+    shallow = git("rev-parse", "--is-shallow-repository") == "true"
     return {
         # the last commit that changed the code: a commit of results or prose
         # after it measures nothing new, so a batch run over several sittings,
         # with results and README committed between them, is one commit's
-        # commit (a shallow clone's history may end at a commit of results:
-        # HEAD there)
-        "commit": (
-            git("rev-parse", "HEAD")
-            if git("rev-parse", "--is-shallow-repository") == "true"
-            else git("rev-list", "-1", "HEAD", "--", *CODE) or git("rev-parse", "HEAD")
-        ),
-        "head": git("rev-parse", "HEAD"),
+        "commit": head if shallow else git("rev-list", "-1", "HEAD", "--", *CODE) or head,
+        "head": head,
         "branch": git("rev-parse", "--abbrev-ref", "HEAD"),
         # what the harness itself writes (results, out) is not the code measured:
         # a run that rewrote results/report.md made the next run's points "dirty"

@@ -92,11 +92,11 @@ class QdiscSampler:
         marked = qdisc_marks(q)
         if marked is not None:
             out["marked"] = marked
-        for k in ("prob", "measure", "early", "pdrop", "ecn_mark", "dropped"):
+        for k in ("prob", "measure", "early", "pdrop", "dropped"):
             if k in q:
                 out[k] = q[k]
         xs = q.get("xstats") or {}
-        for k in ("prob", "measure", "early", "pdrop", "ecn_mark", "qmin"):
+        for k in ("prob", "measure", "early", "pdrop", "qmin"):
             if k in xs and k not in out:
                 out[k] = xs[k]
         return out
