@@ -207,6 +207,8 @@ def test_a_flow_whose_data_started_late_is_aligned_on_its_data() -> None:
     # the exit was recorded
     assert metrics.data_start({**late, "finished_s": 30.08}) == 0.1  # type: ignore[arg-type]
     assert metrics.data_start({"started_s": 0.1, "seconds": 30.0}) == 0.1  # type: ignore[arg-type]
+    # the receiver's own start, from its printed interval lines, comes first
+    assert metrics.data_start({**late, "data_start_s": 1.04}) == 1.04  # type: ignore[arg-type]
     # its first interval ends at trial time 2.2, not 1.1 (the launch)
     doc = fake_point("jersey", 0.0, 0, 1e6)
     doc["flows"][0].update(late, intervals=[[1.0, 4e6], [2.0, 1e6], [3.0, 1e6]])
@@ -717,6 +719,20 @@ def test_receiver_intervals_from_iperf3_server_text() -> None:
         "[  5]   0.00-2.00   sec   230 KBytes   940 Kbits/sec                  receiver\n"
     )
     assert _intervals({"server_output_text": text}) == [[1.0, 1.88e6], [2.0, 0.0]]
+
+
+def test_receiver_start_from_when_its_interval_lines_were_printed() -> None:
+    from testbed.traffic.flows import data_start, interval_end
+
+    assert interval_end("[  5]   2.00-3.00   sec   230 KBytes  1.88 Mbits/sec  \n") == 3.0
+    # the summary and the other lines are no interval reports
+    assert interval_end("[  5]   0.00-2.00   sec   230 KBytes   940 Kbits/sec   receiver") is None
+    assert interval_end("Accepted connection from 10.1.0.1, port 40000") is None
+    # lines read 10-80 ms after their interval ended (the reader's delay):
+    # the start is the earliest read less its end, 1.21 s into the trial
+    seen = [(2.29, 1.0), (3.22, 2.0), (4.25, 3.0), (5.21 + 0.07, 4.0)]
+    assert data_start(seen) == pytest.approx(1.22)
+    assert data_start([]) is None
 
 
 def test_ping_and_ss_parsers() -> None:

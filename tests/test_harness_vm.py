@@ -86,6 +86,17 @@ def test_queue_overflow_is_counted_as_queue_drops(run: dict[str, Any]) -> None:
     assert t["drops_pp"]["queue_share"] >= 0.99, t["drops_pp"]
 
 
+def test_tcp_flows_are_aligned_on_their_receivers_start(run: dict[str, Any]) -> None:
+    # the receiver's intervals begin after the client's launch and before its
+    # exit less the data's duration (which is late by iperf3's results exchange)
+    for case in ("link-tcp", "queue-tcp"):
+        for f in run["docs"][case]["flows"]:
+            if f.get("udp_mbit") is not None:
+                continue
+            start = f["data_start_s"]
+            assert f["started_s"] <= start <= f["finished_s"] - f["seconds"] + 0.2, (case, f)
+
+
 def test_jersey_decisions_are_traced_and_matched(run: dict[str, Any]) -> None:
     flows = run["docs"]["link-tcp"]["metrics"]["flows"]
     jersey = next(f for f in flows if f["cc"] == "jersey")

@@ -256,8 +256,12 @@ def data_start(flow: FlowResult) -> float:
     SYN lost at a full drop-tail queue waits a retransmission timeout (1 s)
     before the -t timer starts.  The client exits right after its data ends,
     so its exit less its duration (``finished_s - seconds``) is the start,
-    late by the results exchange only; points measured before the exit was
-    recorded have the launch."""
+    late by the results exchange (a queue's delay or more on the congested
+    path).  Best: ``data_start_s``, when the receiver's intervals began, taken
+    from the times its interval lines were printed; points measured before
+    that was recorded have the exit less the duration, older ones the launch."""
+    if flow.get("data_start_s") is not None:
+        return float(flow["data_start_s"])
     started = float(flow.get("started_s", flow.get("start_s", 0.0)))
     finished, seconds = flow.get("finished_s"), flow.get("seconds")
     if finished is None or not seconds:

@@ -49,6 +49,7 @@ class FlowResult(TypedDict, total=False):
     # where and when
     started_s: float  # the client's launch
     finished_s: float  # the client's exit
+    data_start_s: float  # when the receiver's intervals began (its printed lines)
     port: int
     dest: str  # addr:port of the receiver, the sender socket's peer
 

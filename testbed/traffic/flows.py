@@ -7,6 +7,7 @@ import re
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,9 +80,12 @@ class Flow:
         return ["-C", self.cc]
 
 
-def start_server(path: Path, node: str, port: int, *args: str) -> subprocess.Popen[str]:
+def start_server(
+    path: Path, node: str, port: int, *args: str, on_line: Callable[[str], None] | None = None
+) -> subprocess.Popen[str]:
     """``iperf3 -s`` on ``node``; returns once it listens (it says so on stdout,
-    flushed with --forceflush: no polling process per server)."""
+    flushed with --forceflush: no polling process per server).  ``on_line``,
+    if given, gets each later line of its output as it is printed."""
     argv = [IP, "netns", "exec", path.ns(node), "iperf3", "-s", "-p", str(port), "--forceflush"]
     argv += args
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -94,7 +98,14 @@ def start_server(path: Path, node: str, port: int, *args: str) -> subprocess.Pop
     else:
         raise RuntimeError(f"iperf3 server on {node}:{port} did not start: {''.join(seen)}")
     # keep reading so that the server never blocks on a full pipe
-    threading.Thread(target=proc.stdout.read, daemon=True).start()
+    out = proc.stdout
+
+    def read() -> None:
+        for line in out:
+            if on_line:
+                on_line(line)
+
+    threading.Thread(target=read, daemon=True).start()
     return proc
 
 
@@ -102,6 +113,19 @@ _INTERVAL = re.compile(
     r"^\[\s*\d+\]\s+([\d.]+)-\s*([\d.]+)\s+sec\s+[\d.]+\s+\w*Bytes\s+([\d.]+)\s+([KMG]?)bits/sec\s*$"
 )
 _SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
+
+
+def interval_end(line: str) -> float | None:
+    """The end (s since its test began) of a receiver's interval report line, else None."""
+    m = _INTERVAL.match(line.rstrip())
+    return float(m[2]) if m else None
+
+
+def data_start(seen: list[tuple[float, float]]) -> float | None:
+    """When the receiver's intervals began, from ``(read at, interval end)``
+    of its interval lines: the earliest read less its end (a line is read
+    after its interval ends, never before), None without lines."""
+    return min((t - end for t, end in seen), default=None)
 
 
 def _intervals(report: dict[str, Any]) -> list[list[float]]:
@@ -170,6 +194,9 @@ class FlowRunner:
         self.flows = flows
         self.ports = [base_port + i for i in range(len(flows))]
         self.results: list[FlowResult] = [{} for _ in flows]
+        # (trial time read, interval end) of each receiver's interval lines
+        self._seen: list[list[tuple[float, float]]] = [[] for _ in flows]
+        self._t0: float | None = None
         self._servers: list[subprocess.Popen[str]] = []
         self._threads: list[threading.Thread] = []
 
@@ -178,12 +205,25 @@ class FlowRunner:
         return f"{self.path.ip_of(self.flows[i].dst)}:{self.ports[i]}"
 
     def start_servers(self) -> None:
-        for flow, port in zip(self.flows, self.ports, strict=True):
-            self._servers.append(
-                start_server(self.path, flow.dst, port, "-1", "-i", f"{REPORT_INTERVAL_S:g}")
-            )
+        for i, (flow, port) in enumerate(zip(self.flows, self.ports, strict=True)):
+            srv = start_server(
+                self.path, flow.dst, port, "-1", "-i", f"{REPORT_INTERVAL_S:g}",
+                on_line=self._reader(i),
+            )  # fmt: skip
+            self._servers.append(srv)
+
+    def _reader(self, i: int) -> Callable[[str], None]:
+        """What flow ``i``'s server output goes to: its interval lines' times."""
+
+        def seen(line: str) -> None:
+            end = interval_end(line)
+            if end is not None and self._t0 is not None:
+                self._seen[i].append((time.monotonic() - self._t0, end))
+
+        return seen
 
     def start_clients(self, t0: float) -> None:
+        self._t0 = t0
         for i, flow in enumerate(self.flows):
             t = threading.Thread(target=self._client, args=(i, flow, t0), daemon=True)
             t.start()
@@ -217,6 +257,10 @@ class FlowRunner:
         # queue starts the data a second or more after the launch, and the
         # client exits right after the data ends (see metrics.data_start)
         result["finished_s"] = round(finished, 3)
+        # the receiver's own time base, read from its printed interval lines
+        start = data_start(list(self._seen[i]))
+        if start is not None and "error" not in result:
+            result["data_start_s"] = round(start, 3)
         result["port"] = self.ports[i]
         self.results[i] = result
 
