@@ -1,10 +1,10 @@
 #!/bin/bash
-# The 37 points of bottlenecks that the README's "Safe and fair by default"
+# The 41 points of bottlenecks that the README's "Safe and fair by default"
 # table comes from, 5 runs each (the fig 5.11 Reno mixes 10), on one kernel (6.12 or 6.1): the accept
 # profile's rows that the criteria name, and 2 + 2 Reno on the thesis fig 5.11
 # path:
 #   bash results/bottlenecks-safety.sh 6.12
-# (about 70 min on TCG: 230 runs of 30 s, two at a time; the 2 Mb/s fig 5.11
+# (about 78 min on TCG: 250 runs of 30 s, two at a time; the 2 Mb/s fig 5.11
 # points four at a time)
 # then: .venv/bin/python -m testbed report bottlenecks --out results
 set -euo pipefail
@@ -35,9 +35,11 @@ run --set "sweep.path=[$F511]" --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0]' \
 # drop-tail alone, PER 0 and 1 %
 run --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0, 0.01]' --set "sweep.mix=[$ALONE]" \
 	--set 'sweep.ours=["jersey","diffc","cubic","bbr"]'
-# 2 + 2 cubic behind every gateway kind, PER 0
+# 2 + 2 cubic behind every gateway kind, PER 0; Reno in jersey's place shows
+# the share the kernel's own Reno takes from Cubic under the same marks (1.13-1.26
+# behind cw aq on 6.12, where diffc, which answers an ECE as Reno does, took 1.02-1.26)
 run --set "sweep.gw=[$PFIFO,$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0]' --set "sweep.mix=[$MIX]" \
-	--set 'sweep.ours=["jersey","diffc"]'
+	--set 'sweep.ours=["jersey","diffc","reno"]'
 # one lossy flow behind the marking gateways, PER 1 %
 run --set "sweep.gw=[$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0.01]' --set "sweep.mix=[$ALONE]" \
 	--set 'sweep.ours=["jersey","bbr"]'
