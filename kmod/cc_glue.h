@@ -254,16 +254,24 @@ static inline bool cc_glue_holding(const struct sock *sk,
  * ACK of @acked segments the target PRR steers cwnd to (snd_ssthresh; PRR
  * raises cwnd to it as the ACKs allow) grows as the window would outside
  * recovery: by slow start below the ssthresh kept for after the recovery,
- * otherwise by @ai (Q8 segments per RTT, lossclass_core.h).
+ * otherwise by @ai (Q8 segments per RTT, lossclass_core.h).  Slow start
+ * ends here as in cc_cong_avoid(), at a standing queue (@ss_over,
+ * lc_slow_start_over(), seen on any ACK, SACKs too): the ssthresh kept
+ * becomes the target.  Without
+ * that exit, recoveries held back to back on a drop-tail path at 1 % PER
+ * doubled the window each round trip while its buffer overflowed.
  */
 static inline void cc_glue_grow_held(struct sock *sk, struct cc_glue *g,
-				     u32 acked, u32 ai)
+				     u32 acked, u32 ai, bool ss_over)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 target = tp->snd_ssthresh;
 
-	if (!cc_glue_holding(sk, g) || !g->ss_fix || !acked ||
-	    !tcp_is_cwnd_limited(sk))
+	if (!cc_glue_holding(sk, g) || !g->ss_fix)
+		return;
+	if (target < g->ss_after && ss_over)	/* SACKs show it too */
+		g->ss_after = cc_max_u32(target, CC_SSTHRESH_MIN);
+	if (!acked || !tcp_is_cwnd_limited(sk))
 		return;
 	if (target < g->ss_after)
 		target = min(target + acked, g->ss_after);
@@ -424,10 +432,11 @@ static inline u32 cc_min_rtt(const struct tcp_sock *tp)
 /*
  * The round trips of lc_path (lossclass_core.h): .pkts_acked hands every
  * RTT sample to cc_path_rtt() (true when a round ended, *@min its minimum
- * RTT), .in_ack_event its CE echoes to cc_path_ack().
+ * RTT; @bounded: a long round ends by its count too, lc_round_long()),
+ * .in_ack_event its CE echoes to cc_path_ack().
  */
 static inline bool cc_path_rtt(const struct sock *sk, struct lc_path *p,
-			       s32 rtt_us, u32 *min)
+			       s32 rtt_us, u32 *min, bool bounded)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct lc_ack a = {
@@ -435,15 +444,17 @@ static inline bool cc_path_rtt(const struct sock *sk, struct lc_path *p,
 		.nxt		= tp->snd_nxt,
 		.delivered	= tp->delivered,
 		.min_rtt_us	= cc_min_rtt(tp),
+		.cwnd		= bounded ? tcp_snd_cwnd(tp) : 0,
 	};
 
 	return rtt_us > 0 && lc_path_rtt(p, rtt_us, &a, min);
 }
 
 /*
- * .pkts_acked of jersey and diffc: the RTT sample to the round trips and, in
- * the safe mode (@safe), a held recovery's growth by @ai (cc_glue_grow_held())
- * and the refill of its flight with the @newly delivered segments
+ * .pkts_acked of jersey and diffc: the RTT sample to the round trips (long
+ * rounds bounded) and, in the safe mode (@safe), a held recovery's growth by
+ * @ai, its slow start ended by a standing queue (cc_glue_grow_held()), and
+ * the refill of its flight with the @newly delivered segments
  * (cc_glue_refill_held())
  */
 static inline void cc_path_pkts_acked(struct sock *sk, struct cc_glue *g,
@@ -451,13 +462,13 @@ static inline void cc_path_pkts_acked(struct sock *sk, struct cc_glue *g,
 				      const struct ack_sample *sample,
 				      u32 ai, bool safe, u32 newly)
 {
-	u32 round_min;
+	u32 min_rtt = cc_min_rtt(tcp_sk(sk)), round_min;
 
-	cc_path_rtt(sk, p, sample->rtt_us, &round_min);
+	cc_path_rtt(sk, p, sample->rtt_us, &round_min, true);
 	if (!safe)
 		return;
-	cc_glue_grow_held(sk, g, sample->pkts_acked,
-			  lc_ai_now(p, cc_min_rtt(tcp_sk(sk)), ai));
+	cc_glue_grow_held(sk, g, sample->pkts_acked, lc_ai_now(p, min_rtt, ai),
+			  lc_slow_start_over(p, min_rtt));
 	cc_glue_refill_held(sk, g, newly);
 }
 

@@ -31,8 +31,8 @@
  * congestion avoidance adds 3 (1 - beta) / (1 + beta) segments per RTT, as
  * jersey's (Reno's one after a halving), so that with the same signals
  * diffc is no greedier than Reno.  Slow start ends at a standing queue, and
- * a held recovery goes on growing the window and refills its flight (as
- * jersey).  A drop-tail
+ * a held recovery goes on growing the window (by slow start only up to a
+ * standing queue) and refills its flight (as jersey).  A drop-tail
  * bottleneck, a policer or an AQM that drops is then answered as
  * congestion.  In this mode losses are told apart with or without ECN on
  * the connection.  classify=paper is the papers' speculation: every loss

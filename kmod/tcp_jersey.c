@@ -61,12 +61,14 @@
  * a window at the end of slow start.  A recovery held for corruption goes
  * on growing the window (cc_glue_grow_held()): the kernel raises cwnd only
  * outside recovery, and at a few percent of random loss a sender is in
- * recovery most of the time; and its flight, which PRR would let each loss
- * shrink for good, grows back to the window as slow start would
- * (cc_glue_refill_held(): at 5 % PER behind fq_codel, 14.35 -> 16.36 Mb/s,
- * bbr 16.61; medians of 5 runs on 6.12).  The fair increase below applies while the
- * path shows a standing queue, Reno's one segment per RTT while it shows
- * none.  In this mode losses are told apart with or
+ * recovery most of the time; its slow start ends at a standing queue too,
+ * and a round trip that a stalled recovery keeps open ends after two
+ * windows delivered (lc_round_long()), so that the queue shows; and its
+ * flight, which PRR would let each loss shrink for good, grows back to the
+ * window as slow start would (cc_glue_refill_held(): at 5 % PER behind
+ * fq_codel, 14.35 -> 16.36 Mb/s, bbr 16.61; medians of 5 runs on 6.12).
+ * The fair increase below applies while the path shows a standing queue,
+ * Reno's one segment per RTT while it shows none.  In this mode losses are told apart with or
  * without ECN on the connection (ECN adds the CE signal); the tracepoint
  * says why a loss was congestion (why=ece, excess, queue).
  * Fairness: cwnd -> ownd keeps beta = ownd / cwnd of the window (only the

@@ -50,9 +50,13 @@ Steps:
                             sent so far; a ``let`` name), with ECE, SACK blocks,
                             a D-SACK block, TSecr echoing the first
                             transmission of segment N; sent K times
-``pace A-B step K every T`` a bottleneck: ACK segments A..B, K at a time,
+``pace A-B step K every T [hole H]``
+                            a bottleneck: ACK segments A..B, K at a time,
                             one ACK every T (the socket's RTT grows if it
-                            sends faster than that)
+                            sends faster than that); ``hole H``: H was lost,
+                            the ACKs stay at H - 1 and SACK H + 1 onwards;
+                            with ``onarrival``, no ACK before ``rtt`` after
+                            its segment arrived
 ``dupack N [ece]``          the first unacknowledged segment is lost: N DUPACKs
                             back to back, the i-th SACKing the i segments after it
 ``wait S``                  sleep S seconds (``300ms`` also accepted)
@@ -509,23 +513,37 @@ class Peer:
         return due
 
     def pace(self, words: list[str]) -> None:
-        """``pace A-B step K every T``: a bottleneck ahead of the peer: ACK
-        segments A..B, K at a time, one ACK every T, while the socket keeps
-        sending (its queue, and so its RTT, grows when it sends faster)."""
+        """``pace A-B step K every T [hole H]``: a bottleneck ahead of the
+        peer: ACK segments A..B, K at a time, one ACK every T, while the
+        socket keeps sending (its queue, and so its RTT, grows when it sends
+        faster).  ``hole H``: segment H was lost, each ACK is cumulative up
+        to H - 1 and SACKs H + 1 up to the segment paced.  With ``onarrival``
+        the bottleneck sits behind the path's ``rtt``: no ACK leaves before
+        ``rtt`` after the segment it covers arrived."""
         a, b = span(words[0])
         step = int(words[words.index("step") + 1])
         every = seconds(words[words.index("every") + 1])
+        hole = int(words[words.index("hole") + 1]) if "hole" in words else 0
         rtt, self.opts["rtt"] = self.opts.get("rtt", 0), 0
+        base = float(rtt) / 1000 if self.opts.get("onarrival") else 0.0
         try:
             nxt = time.monotonic()
             # never below what is acknowledged already (a DUPACK, not a pace)
             for n in range(max(a, self.acked + step), b + 1, step):
                 self.drain()
-                while self.sent_max < min(n, b):
+                top = min(n, b)
+                while self.sent_max < top:
                     if self.next_segment(time.monotonic() + 3) is None:
                         raise ScriptError(f"pace: segment {n} never sent")
-                self.send_ack([str(min(n, b))])
-                nxt += every
+                words = [str(hole - 1), "sack", f"{hole + 1}-{top}"] if hole else [str(top)]
+                if base:  # built first: scapy's milliseconds add to no RTT sample
+                    packets, line = self.ack_packets(words)
+                    time.sleep(max(0.0, self.arrived(top) + base - time.monotonic()))
+                    self.send_packets(packets, line)
+                else:
+                    self.send_ack(words)
+                # a link serves no faster after the peer stalled: no catch-up burst
+                nxt = max(nxt + every, time.monotonic())
                 time.sleep(max(0.0, nxt - time.monotonic()))
         finally:
             self.opts["rtt"] = rtt

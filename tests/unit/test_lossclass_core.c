@@ -29,6 +29,16 @@ static bool rtt_at(struct lc_path *p, u32 rtt, u32 una, u32 nxt, u32 min_rtt,
 	return lc_path_rtt(p, rtt, &a, min);
 }
 
+/* the same for jersey and diffc: a round ends after 2 windows of 40 too */
+static bool rtt_bounded(struct lc_path *p, u32 rtt, u32 una, u32 nxt,
+			u32 min_rtt, u32 delivered, u32 *min)
+{
+	struct lc_ack a = { .una = una, .nxt = nxt, .delivered = delivered,
+			    .min_rtt_us = min_rtt, .cwnd = 40 };
+
+	return lc_path_rtt(p, rtt, &a, min);
+}
+
 static void test_standing_queue(void)
 {
 	/* 40 ms base: the threshold is 5 ms */
@@ -255,6 +265,68 @@ static void test_round_delivered(void)
 	CHECK(!lc_window_excess(100, p.delivered));
 }
 
+/*
+ * A loss recovery stalls snd_una while SACKs deliver: the round that began
+ * before the queue built would keep its early minimum and hide the queue;
+ * bounded, it ends after delivering twice the window, and the next round
+ * shows the queue after LC_ROUND_SAMPLES samples.
+ */
+static void test_long_round(void)
+{
+	struct lc_path p = { 0 }, q;
+	u32 rtt = 0, d = 0, i, una;
+
+	/* 40 ms path, a window of 40: a short first round, then rounds of 40 */
+	rtt_bounded(&p, 40000, 0, 2, 40000, d, &rtt);
+	d += 2;
+	CHECK(rtt_bounded(&p, 41000, 2, 40, 40000, d, &rtt));
+	CHECK_CMP(p.delivered, ==, 2);
+	for (una = 40; una <= 120; una += 40) {
+		/* the short round bounds none of the next ones */
+		for (i = 1; i < 38; i++)
+			CHECK(!rtt_bounded(&p, 41000, una - 38 + i, una + 40,
+					   40000, d + i, &rtt));
+		d += una == 40 ? 38 : 40;
+		CHECK(rtt_bounded(&p, 41000, una, una + 40, 40000, d, &rtt));
+	}
+	CHECK_CMP(p.delivered, ==, 40);
+	/* a round delivering twice the window ends by snd_una, not before */
+	q = p;
+	CHECK(!rtt_bounded(&q, 41000, 150, 200, 40000, d + 80, &rtt));
+	CHECK(rtt_bounded(&q, 41000, 160, 240, 40000, d + 80, &rtt));
+	CHECK_CMP(q.delivered, ==, 80);
+	/* a hole at 121: snd_una stays there while SACKs deliver 2 a sample,
+	 * first at the base RTT, then behind a 40 ms queue; unbounded, the
+	 * round never ends and its minimum hides the queue
+	 */
+	q = p;
+	for (i = 1; i <= 100; i++)
+		CHECK(!rtt_at(&q, i <= 5 ? 41000 : 80000, 121, 160 + 2 * i,
+			      40000, d + 2 * i, &rtt));
+	CHECK(!lc_path_queued(&q, 40000));
+	/* bounded, it ends after 2 x 40 segments, the last count kept */
+	for (i = 1; i <= 100; i++)
+		if (rtt_bounded(&p, i <= 5 ? 41000 : 80000, 121, 160 + 2 * i,
+				40000, d + 2 * i, &rtt))
+			break;
+	CHECK_CMP(i, ==, 41);
+	CHECK_CMP(rtt, ==, 41000);
+	CHECK_CMP(p.delivered, ==, 40);
+	CHECK(!p.queued);
+	d += 2 * i;
+	/* the next round shows the queue after LC_ROUND_SAMPLES samples */
+	for (i = 0; i < LC_ROUND_SAMPLES; i++) {
+		CHECK(!lc_path_queued(&p, 40000));
+		d += 2;
+		CHECK(!rtt_bounded(&p, 80000, 121, 300, 40000, d, &rtt));
+	}
+	CHECK(lc_path_queued(&p, 40000));
+	/* a window of 0 (unknown) bounds nothing */
+	CHECK(!lc_round_long(1000, 0));
+	CHECK(!lc_round_long(80, 40));
+	CHECK(lc_round_long(81, 40));
+}
+
 static void test_classification(void)
 {
 	struct lc_input i;
@@ -372,6 +444,7 @@ int main(void)
 	RUN(test_queue_delay);
 	RUN(test_window_excess);
 	RUN(test_round_delivered);
+	RUN(test_long_round);
 	RUN(test_classification);
 	RUN(test_ai_now);
 	RUN(test_fair_increase);
