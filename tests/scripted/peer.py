@@ -524,6 +524,8 @@ class Peer:
         step = int(words[words.index("step") + 1])
         every = seconds(words[words.index("every") + 1])
         hole = int(words[words.index("hole") + 1]) if "hole" in words else 0
+        if hole and not hole < a:
+            raise ScriptError(f"pace: the hole {hole} must come before the paced {a}-{b}")
         rtt, self.opts["rtt"] = self.opts.get("rtt", 0), 0
         base = float(rtt) / 1000 if self.opts.get("onarrival") else 0.0
         try:
@@ -535,15 +537,17 @@ class Peer:
                 while self.sent_max < top:
                     if self.next_segment(time.monotonic() + 3) is None:
                         raise ScriptError(f"pace: segment {n} never sent")
-                words = [str(hole - 1), "sack", f"{hole + 1}-{top}"] if hole else [str(top)]
+                ack = [str(hole - 1), "sack", f"{hole + 1}-{top}"] if hole else [str(top)]
                 if base:  # built first: scapy's milliseconds add to no RTT sample
-                    packets, line = self.ack_packets(words)
+                    packets, line = self.ack_packets(ack)
                     time.sleep(max(0.0, self.arrived(top) + base - time.monotonic()))
                     self.send_packets(packets, line)
                 else:
-                    self.send_ack(words)
-                # a link serves no faster after the peer stalled: no catch-up burst
-                nxt = max(nxt + every, time.monotonic())
+                    self.send_ack(ack)
+                now = time.monotonic()
+                if now - nxt > every:  # the peer stalled: a link serves no faster after
+                    nxt = now
+                nxt += every
                 time.sleep(max(0.0, nxt - time.monotonic()))
         finally:
             self.opts["rtt"] = rtt
