@@ -81,7 +81,12 @@ def test_vcrr_marks_with_the_integrated_probability(qdiscs: dict[str, Any]) -> N
     print({k: v for k, v in c.items() if k != "flows"})
     assert c["intervals_checked"] > 300
     assert c["p_max_abs_error"] < 1e-6  # p recomputed from each interval's bytes
-    assert c["marked"] > 20 and c["marked_with_p0"] == 0
+    # enough marking to test its rate: asked of the probability the trace
+    # integrates, not of the random count (expected 23.5, marked 19 in a
+    # run on 6.1, 47.4 and 49 on 6.12; a bound of 20 on the count fails
+    # about one run in four at 23.5)
+    assert c["marked_expected"] > 12 and c["marked"] > 0
+    assert c["marked_with_p0"] == 0
     assert abs(c["marked_z"]) < 4  # marks at the rate p says
     assert c["nonect_marked"] == 0
     assert c["tc_marked"] == c["marked"] == c["receiver_ce"]
