@@ -255,21 +255,22 @@ static inline bool cc_glue_holding(const struct sock *sk,
  * raises cwnd to it as the ACKs allow) grows as the window would outside
  * recovery: by slow start below the ssthresh kept for after the recovery,
  * otherwise by @ai (Q8 segments per RTT, lossclass_core.h).  Slow start
- * ends here as in cc_cong_avoid(), at a standing queue (@ss_over,
- * lc_slow_start_over(), seen on any ACK, SACKs too): the ssthresh kept
- * becomes the target.  Without
- * that exit, recoveries held back to back on a drop-tail path at 1 % PER
- * doubled the window each round trip while its buffer overflowed.
+ * ends here as in cc_cong_avoid(), at a standing queue on @p
+ * (lc_slow_start_over() against @min_rtt, seen on any ACK, SACKs too): the
+ * ssthresh kept becomes the target.  Without that exit, recoveries held
+ * back to back on a drop-tail path at 1 % PER doubled the window each
+ * round trip while its buffer overflowed.
  */
 static inline void cc_glue_grow_held(struct sock *sk, struct cc_glue *g,
-				     u32 acked, u32 ai, bool ss_over)
+				     const struct lc_path *p, u32 min_rtt,
+				     u32 acked, u32 ai)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 target = tp->snd_ssthresh;
 
 	if (!cc_glue_holding(sk, g) || !g->ss_fix)
 		return;
-	if (target < g->ss_after && ss_over)	/* SACKs show it too */
+	if (target < g->ss_after && lc_slow_start_over(p, min_rtt))
 		g->ss_after = cc_max_u32(target, CC_SSTHRESH_MIN);
 	if (!acked || !tcp_is_cwnd_limited(sk))
 		return;
@@ -467,8 +468,8 @@ static inline void cc_path_pkts_acked(struct sock *sk, struct cc_glue *g,
 	cc_path_rtt(sk, p, sample->rtt_us, &round_min, true);
 	if (!safe)
 		return;
-	cc_glue_grow_held(sk, g, sample->pkts_acked, lc_ai_now(p, min_rtt, ai),
-			  lc_slow_start_over(p, min_rtt));
+	cc_glue_grow_held(sk, g, p, min_rtt, sample->pkts_acked,
+			  lc_ai_now(p, min_rtt, ai));
 	cc_glue_refill_held(sk, g, newly);
 }
 

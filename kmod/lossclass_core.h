@@ -200,7 +200,7 @@ static inline bool lc_round_long(u32 n, u32 cwnd)
 static inline bool lc_path_rtt(struct lc_path *p, u32 rtt_us,
 			       const struct lc_ack *a, u32 *min)
 {
-	bool long_round;
+	bool by_count;	/* snd_una has not ended it: lc_round_long() did */
 	u32 n;
 
 	if (!rtt_us)
@@ -216,8 +216,8 @@ static inline bool lc_path_rtt(struct lc_path *p, u32 rtt_us,
 		return false;
 	}
 	n = (u16)((u16)a->delivered - p->round_start);
-	long_round = (s32)(a->una - p->round_end) < 0;
-	if (long_round && !lc_round_long(n, a->cwnd))
+	by_count = (s32)(a->una - p->round_end) < 0;
+	if (by_count && !lc_round_long(n, a->cwnd))
 		return false;
 	*min = p->round_min;
 	p->queued = lc_standing_queue(p->round_min, a->min_rtt_us);
@@ -228,7 +228,7 @@ static inline bool lc_path_rtt(struct lc_path *p, u32 rtt_us,
 	 * count falls by at most a quarter a round; a long round's count is
 	 * not one round trip's
 	 */
-	if (!long_round)
+	if (!by_count)
 		p->delivered = n ? cc_max_u32(n, p->delivered - (p->delivered >> 2)) : 0;
 	p->round_start = (u16)a->delivered;
 	if (p->ce_age && p->ce_age < 0xff)

@@ -68,8 +68,9 @@
  * window as slow start would (cc_glue_refill_held(): at 5 % PER behind
  * fq_codel, 14.35 -> 16.36 Mb/s, bbr 16.61; medians of 5 runs on 6.12).
  * The fair increase below applies while the path shows a standing queue,
- * Reno's one segment per RTT while it shows none.  In this mode losses are told apart with or
- * without ECN on the connection (ECN adds the CE signal); the tracepoint
+ * Reno's one segment per RTT while it shows none.  In this mode losses are
+ * told apart with or without ECN on the connection (ECN adds the CE
+ * signal); the tracepoint
  * says why a loss was congestion (why=ece, excess, queue).
  * Fairness: cwnd -> ownd keeps beta = ownd / cwnd of the window (only the
  * queue's share) where Reno keeps 1/2; with equal increase jersey took 2-3x
