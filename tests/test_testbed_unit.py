@@ -6,7 +6,7 @@ import math
 import pathlib
 import subprocess
 import sys
-import time
+import threading
 
 import pytest
 
@@ -136,22 +136,34 @@ def test_a_batch_of_trials_that_outlives_its_time_is_reported(monkeypatch, capsy
         def __exit__(self, *exc: object) -> None:
             pass
 
+    reported = threading.Event()
+    hold_s = 30.0  # the slow trial runs until the report about it is out (a loaded host is slow)
+
     def fake_run(t: trial_mod.Trial, tracer: object) -> dict[str, str]:
-        time.sleep(0.6 if t.name == "slow" else 0.0)
+        if t.name == "slow":
+            reported.wait(hold_s)
         return {"name": t.name}
+
+    def fake_sysrq(keys: str) -> None:
+        print(f"sysrq {keys}", file=sys.stderr)
+        reported.set()
 
     monkeypatch.setattr(trial_mod, "TraceStream", NoTrace)
     monkeypatch.setattr(trial_mod, "run_trial", fake_run)
     monkeypatch.setattr(trial_mod, "expected_s", lambda t: 0.1)
     monkeypatch.setattr(trial_mod, "STUCK_GRACE_S", 0.1)
-    monkeypatch.setattr(trial_mod, "sysrq", lambda keys: print(f"sysrq {keys}", file=sys.stderr))
+    monkeypatch.setattr(trial_mod, "sysrq", fake_sysrq)
     got = trial_mod.run_trials([slow, quick])
+    assert reported.is_set()
     err = capsys.readouterr().err
     assert [r["name"] for r in got] == ["slow", "quick"]  # still waited for, in order
     assert "1 trial(s) still running after" in err and ": slow\n" in err
     assert "in fake_run" in err and "sysrq wl" in err  # its thread's stack, the kernel's tasks
+    reported.clear()
+    hold_s = 0.6
     monkeypatch.setattr(trial_mod, "STUCK_GRACE_S", 5.0)
     trial_mod.run_trials([slow, quick])
+    assert not reported.is_set()
     assert capsys.readouterr().err == ""  # within its time: nothing said
 
 

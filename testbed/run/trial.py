@@ -340,6 +340,7 @@ def run_trials(trials: list[Trial], parallel: int | None = None) -> list[TrialRe
             return [f.result() for f in futures]
         finally:
             watchdog.cancel()
+            watchdog.join()  # a report under way is finished before the batch returns
 
 
 def environment() -> dict[str, Any]:
