@@ -722,7 +722,7 @@ def test_receiver_intervals_from_iperf3_server_text() -> None:
 
 
 def test_receiver_start_from_when_its_interval_lines_were_printed() -> None:
-    from testbed.traffic.flows import data_start, interval_end
+    from testbed.traffic.flows import interval_end, receiver_start
 
     assert interval_end("[  5]   2.00-3.00   sec   230 KBytes  1.88 Mbits/sec  \n") == 3.0
     # the summary and the other lines are no interval reports
@@ -731,8 +731,8 @@ def test_receiver_start_from_when_its_interval_lines_were_printed() -> None:
     # lines read 10-80 ms after their interval ended (the reader's delay):
     # the start is the earliest read less its end, 1.21 s into the trial
     seen = [(2.29, 1.0), (3.22, 2.0), (4.25, 3.0), (5.21 + 0.07, 4.0)]
-    assert data_start(seen) == pytest.approx(1.22)
-    assert data_start([]) is None
+    assert receiver_start(seen) == pytest.approx(1.22)
+    assert receiver_start([]) is None
 
 
 def test_ping_and_ss_parsers() -> None:

@@ -115,13 +115,20 @@ _INTERVAL = re.compile(
 _SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
+def interval(line: str) -> tuple[float, float] | None:
+    """(end in s since its test began, bits/s) of a receiver's interval
+    report line, else None (a summary line ends in "receiver")."""
+    m = _INTERVAL.match(line.rstrip())
+    return (float(m[2]), float(m[3]) * _SCALE[m[4]]) if m else None
+
+
 def interval_end(line: str) -> float | None:
     """The end (s since its test began) of a receiver's interval report line, else None."""
-    m = _INTERVAL.match(line.rstrip())
-    return float(m[2]) if m else None
+    iv = interval(line)
+    return iv[0] if iv else None
 
 
-def data_start(seen: list[tuple[float, float]]) -> float | None:
+def receiver_start(seen: list[tuple[float, float]]) -> float | None:
     """When the receiver's intervals began, from ``(read at, interval end)``
     of its interval lines: the earliest read less its end (a line is read
     after its interval ends, never before), None without lines."""
@@ -142,9 +149,9 @@ def _intervals(report: dict[str, Any]) -> list[list[float]]:
         if "end" in s and "bits_per_second" in s:
             out.append([round(float(s["end"]), 3), float(s["bits_per_second"])])
     for line in str(report.get("server_output_text") or "").splitlines():
-        m = _INTERVAL.match(line.rstrip())
-        if m:
-            out.append([round(float(m[2]), 3), float(m[3]) * _SCALE[m[4]]])
+        iv = interval(line)
+        if iv:
+            out.append([round(iv[0], 3), iv[1]])
     return out
 
 
@@ -258,7 +265,7 @@ class FlowRunner:
         # client exits right after the data ends (see metrics.data_start)
         result["finished_s"] = round(finished, 3)
         # the receiver's own time base, read from its printed interval lines
-        start = data_start(list(self._seen[i]))
+        start = receiver_start(list(self._seen[i]))
         if start is not None and "error" not in result:
             result["data_start_s"] = round(start, 3)
         result["port"] = self.ports[i]
