@@ -132,7 +132,7 @@ def test_clean_unload_under_traffic(cc: dict[str, Any], name: str) -> None:
     m = cc["modcycle"][name]
     assert m["rc"] == 0, m.get("stderr")
     assert m["ok"], m
-    assert m["busy"]["rmmod_rc"] != 0 and m["busy"]["still_loaded"]
+    assert m["busy"]["connected"] and m["busy"]["rmmod_rc"] != 0 and m["busy"]["still_loaded"]
     assert m["cycles"]["bytes_received"] == m["cycles"]["count"] * m["cycles"]["bytes_each"]
     assert m["dmesg_bad"] == []
 

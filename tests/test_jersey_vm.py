@@ -96,7 +96,9 @@ def test_tracepoints(jersey: dict[str, Any]) -> None:
 
 def test_unload_busy_then_load_unload_cycles(jersey: dict[str, Any]) -> None:
     c = jersey["cycle"]
-    assert c["busy"]["rmmod_rc"] != 0 and c["busy"]["still_loaded"], c["busy"]
+    assert c["busy"]["connected"] and c["busy"]["rmmod_rc"] != 0 and c["busy"]["still_loaded"], c[
+        "busy"
+    ]
     assert c["cycles"]["count"] == MOD_CYCLES
     assert c["cycles"]["bytes_received"] == MOD_CYCLES * c["cycles"]["bytes_each"]
     assert c["dmesg_bad"] == [], c["dmesg_bad"]

@@ -134,6 +134,8 @@ def test_loss_differentiation_sees_ecn(run: dict[str, Any]) -> None:
 def test_load_unload_cycles(run: dict[str, Any]) -> None:
     for mod, m in run["modcycle"].items():
         assert m["rc"] == 0 and m["ok"], (mod, m)
-        assert m["busy"]["rmmod_rc"] != 0 and m["busy"]["still_loaded"], (mod, m["busy"])
+        assert (
+            m["busy"]["connected"] and m["busy"]["rmmod_rc"] != 0 and m["busy"]["still_loaded"]
+        ), (mod, m["busy"])
         assert m["cycles"]["bytes_received"] == m["cycles"]["count"] * m["cycles"]["bytes_each"]
         assert m["dmesg_bad"] == [], (mod, m["dmesg_bad"])

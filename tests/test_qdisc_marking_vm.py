@@ -96,7 +96,7 @@ def test_vcrr_marks_with_the_integrated_probability(qdiscs: dict[str, Any]) -> N
 def test_load_unload_cycles_with_traffic(qdiscs: dict[str, Any], module: str) -> None:
     c = qdiscs[module]
     print(module, c["busy"], c["cycles"])
-    assert c["busy"]["rmmod_rc"] != 0 and c["busy"]["still_loaded"]
+    assert c["busy"]["connected"] and c["busy"]["rmmod_rc"] != 0 and c["busy"]["still_loaded"]
     assert c["cycles"]["count"] == MOD_CYCLES
     assert c["cycles"]["bytes_received"] == MOD_CYCLES * c["cycles"]["bytes_each"]
     assert c["dmesg_bad"] == []

@@ -19,6 +19,7 @@ report.  Writes a JSON summary; exits non-zero on failure.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -98,8 +99,24 @@ def in_ns(ns: str, fn: Any) -> Any:
     return result.get("value")
 
 
-def tcp_transfer(cc: str | None, nbytes: int, dst: str, server_ns: str, hold_s: float = 0.0) -> int:
-    """Send nbytes to a sink on dst (in server_ns) using congestion control cc.
+# the longest a held connection waits for its peer thread (a stuck rmmod, say)
+HOLD_MAX_S = 60.0
+
+
+@dataclasses.dataclass
+class Hold:
+    """A connection kept open: ``sent`` once its data is sent, closed at ``release``."""
+
+    sent: threading.Event = dataclasses.field(default_factory=threading.Event)
+    release: threading.Event = dataclasses.field(default_factory=threading.Event)
+
+
+def tcp_transfer(
+    cc: str | None, nbytes: int, dst: str, server_ns: str, hold: Hold | None = None
+) -> int:
+    """Send nbytes to a sink on dst (in server_ns) using congestion control cc;
+    with ``hold``, keep the connection open from when the data is sent until
+    it is released.
 
     Called in the sender's namespace."""
     srv = in_ns(server_ns, socket.socket)
@@ -128,7 +145,9 @@ def tcp_transfer(cc: str | None, nbytes: int, dst: str, server_ns: str, hold_s: 
         if used not in (cc, f"{cc}-noecn"):
             raise RuntimeError(f"socket uses {used}, not {cc}")
     cli.sendall(b"j" * nbytes)
-    time.sleep(hold_s)
+    if hold:
+        hold.sent.set()
+        hold.release.wait(HOLD_MAX_S)
     cli.close()
     t.join(timeout=30)
     srv.close()
@@ -181,8 +200,8 @@ def main() -> int:
         if args.qdisc:
             run(args.tc, "-n", NS, "qdisc", "del", "dev", "a0", "root")
 
-    def transfer(hold_s: float = 0.0) -> int:
-        return in_ns(NS, lambda: tcp_transfer(args.cc, args.bytes, target, peer_ns, hold_s))
+    def transfer(hold: Hold | None = None) -> int:
+        return in_ns(NS, lambda: tcp_transfer(args.cc, args.bytes, target, peer_ns, hold))
 
     insmod = ["insmod", str(ko), *args.param]
     doc["params"] = args.param
@@ -194,12 +213,14 @@ def main() -> int:
     # 1. busy while in use
     busy: dict[str, Any] = {}
 
-    holder = threading.Thread(target=lambda: busy.update(received=transfer(hold_s=3.0)))
+    hold = Hold()
+    holder = threading.Thread(target=lambda: busy.update(received=transfer(hold)))
     holder.start()
-    time.sleep(1.5)
+    busy["connected"] = hold.sent.wait(HOLD_MAX_S)  # rmmod while the connection is open
     proc = run("rmmod", args.module, check=False)
     busy["rmmod_rc"], busy["rmmod_err"] = proc.returncode, proc.stderr.strip()
     busy["still_loaded"] = modules.loaded(args.module)
+    hold.release.set()
     holder.join()
     detach()
     busy["unload_wait_s"] = rmmod(args.module)
@@ -230,7 +251,8 @@ def main() -> int:
         run("ip", "netns", "del", ns, check=False)
     run(*insmod)  # leave it as testbed/vm promised: loaded
     ok = (
-        busy["rmmod_rc"] != 0
+        busy["connected"]
+        and busy["rmmod_rc"] != 0
         and busy["still_loaded"]
         and busy.get("received") == args.bytes
         and received == args.cycles * args.bytes
