@@ -40,6 +40,13 @@ pytestmark = pytest.mark.vm
 def test_install_guide_in_a_fresh_guest(kernel: str) -> None:
     # the guest cannot fetch iproute2's source: make install must find tc built
     subprocess.run(["make", "-s", "--no-print-directory", "tc"], cwd=TOP, check=True)
+    # nor compile in reasonable time: under TCG the guide's kbuild took 250 s.
+    # The host builds the modules with make install's own flags (the guest
+    # shares its root file system, compiler and kernel headers), so the
+    # guest's make install runs the same kbuild and finds them up to date;
+    # the compile with those flags is tested on the host (tests/test_install.py)
+    build = ["make", "--no-print-directory", "build-one", f"K={kernel}", "WERROR=0"]
+    subprocess.run([*build, "TESTBED_MODULES=0"], cwd=TOP, check=True, capture_output=True)
     out = RESULTS / f"install-{kernel}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
@@ -49,7 +56,17 @@ def test_install_guide_in_a_fresh_guest(kernel: str) -> None:
     if not FULL_MATRIX:
         walkthrough += ["--skip", "dkms,dkms-remove"]
     proc = subprocess.run(
-        [str(VM), "--bare", "--kernel", kernel, "--timeout", "900", "--", *walkthrough],
+        [
+            str(VM),
+            "--bare",
+            "--no-build",
+            "--kernel",
+            kernel,
+            "--timeout",
+            "900",
+            "--",
+            *walkthrough,
+        ],
         capture_output=True,
         text=True,
         cwd=TOP,
