@@ -61,7 +61,7 @@ def test_timeout_tears_the_vm_down() -> None:
     mark = "qemu-system.* -m 1999M "
     t0 = time.monotonic()
     proc = subprocess.Popen(
-        [str(VM), "--kernel", "6.1", "--memory", "1999M", "--timeout", "40", "--", "sleep", "600"],
+        [str(VM), "--kernel", "6.1", "--memory", "1999M", "--timeout", "15", "--", "sleep", "600"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
