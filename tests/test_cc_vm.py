@@ -1,6 +1,7 @@
-"""diffc, newrenolp, balde and the testbed's oracle on both Debian kernels (one VM boot per kernel).
+"""diffc, newrenolp, balde and the testbed's oracle on both Debian kernels.
 
-tests/guest/cc_modules.py runs every check in the VM and writes
+tests/guest/cc_modules.py runs every check in the VM (in one boot per kernel
+with tests/guest/e2e.py: conftest.SHARED_BOOT) and writes
 results/tests/cc-<kernel>.json; the tests below assert on it with margins
 that single short runs clear robustly.  The full acceptance numbers come from
 testbed/experiments/diffc_newrenolp_balde.py.

@@ -1,6 +1,7 @@
 """Foundation acceptance on both Debian kernels: the fig 5.11 path in a VM.
 
-One boot per kernel runs every trial of tests/guest/e2e.py concurrently; the
+One boot per kernel (shared with tests/guest/cc_modules.py, which runs after
+it: conftest.SHARED_BOOT) runs every trial of tests/guest/e2e.py concurrently; the
 tests below assert on its JSON (results/tests/e2e-<kernel>.json).
 """
 
