@@ -6,6 +6,7 @@ import functools
 import json
 import os
 import re
+import shlex
 import subprocess
 import time
 from pathlib import Path
@@ -52,11 +53,19 @@ def run_in_vm(kernel: str, argv: list[str], timeout: float = 900) -> tuple[int, 
     return proc.returncode, time.monotonic() - t0, proc.stdout + proc.stderr
 
 
-# Guest programs (module, result name) that share one boot per kernel, run
-# one after the other in this order when the first of them is asked for: a
-# boot and its setup cost 25-40 s under TCG.  e2e goes first, so that its
-# record of the module parameters comes before cc_modules loads diffc with its own.
-SHARED_BOOT = (("tests.guest.e2e", "e2e"), ("tests.guest.cc_modules", "cc"))
+# Random netlink option sets per qdisc in tests/test_qdisc_netlink_vm.py.
+NLFUZZ_SETS = int(os.environ.get("JERSEY_NLFUZZ_SETS", "1000"))
+# Guest programs (module, result name, arguments) that share one boot on
+# each of KERNELS, run one after the other in this order when the first of
+# them is asked for: a boot and its setup cost 25-40 s under TCG.  e2e goes
+# first, so that its record of the module parameters comes before cc_modules
+# loads diffc with its own; the netlink fuzz last (it reads only the kernel
+# log written after its own start).
+SHARED_BOOT: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("tests.guest.e2e", "e2e", ()),
+    ("tests.guest.cc_modules", "cc", ()),
+    ("tests.guest.qdisc_nlfuzz", "qdisc-nlfuzz", ("--sets", str(NLFUZZ_SETS))),
+)
 
 
 def _out(kernel: str, name: str) -> Path:
@@ -70,20 +79,21 @@ def _shared_boot(kernel: str) -> tuple[dict[str, int], float, str]:
     """Run every SHARED_BOOT program in one VM; (exit status by name, wall s, output)."""
     python = str(TOP / ".venv" / "bin" / "python")
     script = []
-    for module, name in SHARED_BOOT:
+    for module, name, args in SHARED_BOOT:
         out = _out(kernel, name)
         out.unlink(missing_ok=True)
-        script.append(f'{python} -m {module} --out {out}; echo "shared-boot: {name} exit $?"')
+        argv = shlex.join([python, "-m", module, "--out", str(out), *args])
+        script.append(f'{argv}; echo "shared-boot: {name} exit $?"')
     rc, wall, log = run_in_vm(kernel, ["sh", "-c", "\n".join(script)])
     status = {m[1]: int(m[2]) for m in re.finditer(r"^shared-boot: (\S+) exit (\d+)$", log, re.M)}
-    return {name: status.get(name, rc or 1) for _m, name in SHARED_BOOT}, wall, log
+    return {name: status.get(name, rc or 1) for _m, name, _a in SHARED_BOOT}, wall, log
 
 
 def vm_json(kernel: str, module: str, name: str, *args: str) -> dict[str, Any]:
     """Run ``python -m module --out FILE args`` in the VM (in the shared boot
-    if it is one of SHARED_BOOT) and load FILE."""
+    if it is one of SHARED_BOOT on one of KERNELS) and load FILE."""
     out = _out(kernel, name)
-    if (module, name) in SHARED_BOOT and not args:
+    if (module, name, args) in SHARED_BOOT and kernel in KERNELS:
         status, wall, log = _shared_boot(kernel)
         rc = status[name]
     else:

@@ -1,7 +1,8 @@
 """Strict netlink parsing of cw and vcrr: random raw TCA_OPTIONS sets in the VM.
 
 tests/guest/qdisc_nlfuzz.py sends JERSEY_NLFUZZ_SETS (default 1000) random
-option sets per qdisc, on every module kernel, and compares each verdict
+option sets per qdisc, on every module kernel (on 6.1 and 6.12 in the boot
+of tests/guest/e2e.py: conftest.SHARED_BOOT), and compares each verdict
 with its model of the uapi header's ranges; here: only valid sets are
 accepted, every rejection carries an extended-ACK message, what is accepted
 is what the qdisc dumps back, and the kernel logged no oops or warning.
@@ -9,16 +10,15 @@ is what the qdisc dumps back, and the kernel logged no oops or warning.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pytest
 
-from tests.conftest import MODULE_KERNELS, vm_json
+from tests.conftest import MODULE_KERNELS, NLFUZZ_SETS, vm_json
 
 pytestmark = pytest.mark.vm
 
-SETS = int(os.environ.get("JERSEY_NLFUZZ_SETS", "1000"))
+SETS = NLFUZZ_SETS
 
 
 @pytest.fixture(scope="module", params=MODULE_KERNELS)
