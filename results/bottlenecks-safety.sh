@@ -4,8 +4,8 @@
 # profile's rows that the criteria name, and 2 + 2 Reno on the thesis fig 5.11
 # path:
 #   bash results/bottlenecks-safety.sh 6.12
-# (about 78 min on TCG: 250 runs of 30 s, two at a time; the 2 Mb/s fig 5.11
-# points four at a time)
+# (about 85 min on TCG: 250 runs of 30 s, two at a time; the 2 Mb/s fig 5.11
+# points four at a time, the lone drop-tail ones at 1 % PER one at a time)
 # then: .venv/bin/python -m testbed report bottlenecks --out results
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,9 +32,14 @@ run --fresh --set "sweep.path=[$F511]" --set "sweep.gw=[$PFIFO,$CWAQ,$VCRR,$FQ]"
 	--set "sweep.mix=[$RENO]" --set 'sweep.ours=["jersey","diffc"]' --set parallel=4 --set runs=10
 run --set "sweep.path=[$F511]" --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0]' \
 	--set "sweep.mix=[$RENO]" --set 'sweep.ours=["reno"]' --set parallel=4 --set runs=10
-# drop-tail alone, PER 0 and 1 %
-run --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0, 0.01]' --set "sweep.mix=[$ALONE]" \
+# drop-tail alone, PER 0 two trials at a time (every scheme fills the link), and
+# PER 1 % one at a time: two at a time paired jersey with diffc (two flows of
+# 15-17 Mb/s) and bbr with Cubic (3 Mb/s) in the guest, and that load alone
+# took jersey from 17.7 to 14.9 Mb/s on 6.1
+run --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0]' --set "sweep.mix=[$ALONE]" \
 	--set 'sweep.ours=["jersey","diffc","cubic","bbr"]'
+run --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0.01]' --set "sweep.mix=[$ALONE]" \
+	--set 'sweep.ours=["jersey","diffc","cubic","bbr"]' --set parallel=1
 # 2 + 2 cubic behind every gateway kind, PER 0; Reno in jersey's place shows
 # the share the kernel's own Reno takes from Cubic under the same marks (1.13-1.26
 # behind cw aq on 6.12, where diffc, which answers an ECE as Reno does, took 1.02-1.26)
