@@ -18,6 +18,8 @@ from testbed import kernels
 
 TOP = Path(__file__).resolve().parent.parent
 VM = TOP / "testbed" / "vm"
+# the testbed's Python (make deps), for the commands run in the guest
+PY = str(TOP / ".venv" / "bin" / "python")
 # The pinned Debian kernels come from testbed/kernels.txt.  KERNELS (tests
 # column "all": 6.1, 6.12) get every VM test; NEW_KERNELS ("modules": 7.3) one
 # boot of the module tests (tests/test_kernels_vm.py).  A test of our modules
@@ -77,12 +79,11 @@ def _out(kernel: str, name: str) -> Path:
 @functools.cache
 def _shared_boot(kernel: str) -> tuple[dict[str, int], float, str]:
     """Run every SHARED_BOOT program in one VM; (exit status by name, wall s, output)."""
-    python = str(TOP / ".venv" / "bin" / "python")
     script = []
     for module, name, args in SHARED_BOOT:
         out = _out(kernel, name)
         out.unlink(missing_ok=True)
-        argv = shlex.join([python, "-m", module, "--out", str(out), *args])
+        argv = shlex.join([PY, "-m", module, "--out", str(out), *args])
         script.append(f'{argv}; echo "shared-boot: {name} exit $?"')
     rc, wall, log = run_in_vm(kernel, ["sh", "-c", "\n".join(script)])
     status = {m[1]: int(m[2]) for m in re.finditer(r"^shared-boot: (\S+) exit (\d+)$", log, re.M)}
@@ -98,8 +99,7 @@ def vm_json(kernel: str, module: str, name: str, *args: str) -> dict[str, Any]:
         rc = status[name]
     else:
         out.unlink(missing_ok=True)
-        python = str(TOP / ".venv" / "bin" / "python")
-        rc, wall, log = run_in_vm(kernel, [python, "-m", module, "--out", str(out), *args])
+        rc, wall, log = run_in_vm(kernel, [PY, "-m", module, "--out", str(out), *args])
     if rc != 0 or not out.exists():
         pytest.fail(f"{module} in VM ({kernel}) exit {rc}:\n{log[-4000:]}")
     doc = json.loads(out.read_text())
