@@ -860,6 +860,11 @@ def test_safety_checks_of_the_bottlenecks_scenario() -> None:
                 ceiling_bps=18.94e6,
             ),
             rec("jersey", "cw-aq", 0, "2+2cubic", run, share=1.1),
+            # 5 % behind vcrr: 0.929 of bbr, below 0.97 but above 0.97 x 0.95
+            rec("bbr", "vcrr", 0.05, "alone", run, goodput_bps=17.0e6),
+            rec("jersey", "vcrr", 0.05, "alone", run, goodput_bps=15.8e6),
+            rec("bbr", "vcrr-gamma1", 0.01, "alone", run, goodput_bps=18.0e6),
+            rec("jersey", "vcrr-gamma1", 0.01, "alone", run, goodput_bps=17.0e6),
         ]
     text = "\n".join(report.safety_checks(recs))
     line = {(row.split("|")[1].strip(), row.split("|")[2].strip()): row for row in text.splitlines()
@@ -877,6 +882,14 @@ def test_safety_checks_of_the_bottlenecks_scenario() -> None:
     # 18.5 of 19.8 Mb/s is 0.934 of the papers' ceiling; bbr's 18.6 too
     raw = ceil + ", headers counted as goodput"
     assert line[(raw, "jersey")].endswith("pass |") and line[(raw, "bbr")].endswith("pass |")
+    assert line[("vcrr, PER 5 %, alone: goodput >= 0.97x bbr's", "jersey")].endswith("FAIL |")
+    ref5 = "reference: vcrr, PER 5 %, alone: goodput >= 0.97x of 0.95x bbr's (its virtual capacity)"
+    assert line[(ref5, "jersey")].endswith("| >= 1.567e+07 | pass |")
+    # behind vcrr gamma 1 the virtual capacity is the link's: 17.0 of 18.0 fails
+    ref1 = "reference: vcrr gamma 1, PER 1 %, alone: goodput >= 0.98x bbr's"
+    assert line[(ref1, "jersey")].endswith("| >= 1.764e+07 | FAIL |")
+    # no vcrr gamma 1 point at 5 %: that row is not claimed
+    assert "vcrr gamma 1, PER 5 %" not in text
     # the lossy-link goodput criteria are jersey's
     assert ("vcrr, PER 1 %, alone: goodput >= 0.98x bbr's", "diffc") not in line
     share = "cw-aq, PER 0, 20M-40ms, 2 + 2 cubic: per-flow goodput / cubic's in 0.8-1.25"

@@ -1227,6 +1227,32 @@ def _safety_rows() -> list[SafetyRow]:
         sel = {**alone, "gw": gw, "per": 0.05}
         rows.append(SafetyRow(f"{gw}, PER 5 %, alone: goodput >= 0.97x bbr's", sel,
                               "goodput_bps", "bbr", 0.97, inf, ("jersey",)))  # fmt: skip
+    rows += _vcrr_reference_rows(alone)
+    return rows
+
+
+# vcrr's default gamma: it marks from this fraction of the rate on
+VCRR_GAMMA = 0.95
+
+
+def _vcrr_reference_rows(alone: dict[str, Any]) -> list[SafetyRow]:
+    """References beside the lone-flow criteria behind vcrr (not criteria of
+    the issue): vcrr's integrator holds the mean input of a sender that
+    honours its marks at gamma x the rate, and bbr ignores them.  So jersey
+    against gamma x bbr's behind the default, and against bbr's behind
+    ``vcrr gamma 1`` (gw label ``vcrr-gamma1``), where the virtual capacity
+    is the link's."""
+    inf = math.inf
+    rows = []
+    for per, k in ((0.01, 0.98), (0.05, 0.97)):
+        pct = f"PER {per * 100:g} %"
+        rows.append(SafetyRow(f"reference: vcrr, {pct}, alone: goodput >= {k}x of "
+                              f"{VCRR_GAMMA}x bbr's (its virtual capacity)",
+                              {**alone, "gw": "vcrr", "per": per}, "goodput_bps", "bbr",
+                              k * VCRR_GAMMA, inf, ("jersey",)))  # fmt: skip
+        rows.append(SafetyRow(f"reference: vcrr gamma 1, {pct}, alone: goodput >= {k}x bbr's",
+                              {**alone, "gw": "vcrr-gamma1", "per": per}, "goodput_bps", "bbr",
+                              k, inf, ("jersey",)))  # fmt: skip
     return rows
 
 
@@ -1244,7 +1270,10 @@ def safety_checks(recs: list[dict[str, Any]]) -> list[str]:
 
     md = [
         "**Safe and fair** (scenario `bottlenecks`): medians with 95 % CIs; "
-        "a reference's median scales the bound.",
+        "a reference's median scales the bound.  Rows named *reference* are not criteria: "
+        f"vcrr marks from gamma x its rate ({VCRR_GAMMA} by default), which holds a sender that "
+        "honours its marks below what bbr, which ignores them, takes; they set jersey against "
+        "the gateway's virtual capacity, and against bbr behind `vcrr gamma 1`.",
         "",
         "| criterion | scheme | runs | median [95 % CI] | bound | verdict |",
         "|---|---|---:|---:|---:|---|",
