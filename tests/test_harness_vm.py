@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from testbed.analysis import report
-from tests.conftest import RESULTS, SLOW_KERNELS, TOP, run_in_vm
+from tests.conftest import PY, RESULTS, SLOW_KERNELS, TOP, run_in_vm
 
 pytestmark = pytest.mark.vm
 
@@ -30,12 +30,11 @@ def run(request: pytest.FixtureRequest) -> dict[str, Any]:
     out = RESULTS / f"harness-{kernel}"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    python = TOP / ".venv" / "bin" / "python"
     script = (
         f"cd {TOP} && "
         "mn --custom mininet/topos.py --topo fig511 --switch lxbr --controller none"
         f" --test pingall > {out}/mn.log 2>&1; echo mn_exit=$? >> {out}/mn.log; "
-        f"{python} -m testbed run --here --out {out} --profile quick --backend mininet {SCENARIO}"
+        f"{PY} -m testbed run --here --out {out} --profile quick --backend mininet {SCENARIO}"
     )
     rc, wall, log = run_in_vm(kernel, ["sh", "-c", script], timeout=400)
     (out / "vm.log").write_text(log)

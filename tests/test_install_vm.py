@@ -31,7 +31,7 @@ import time
 
 import pytest
 
-from tests.conftest import FULL_MATRIX, RESULTS, SLOW_KERNELS, TOP, VM
+from tests.conftest import FULL_MATRIX, PY, RESULTS, SLOW_KERNELS, TOP, VM
 
 pytestmark = pytest.mark.vm
 
@@ -50,9 +50,8 @@ def test_install_guide_in_a_fresh_guest(kernel: str) -> None:
     out = RESULTS / f"install-{kernel}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
-    python = str(TOP / ".venv" / "bin" / "python")
     t0 = time.monotonic()
-    walkthrough = [python, "-m", "tests.install_walkthrough", "--out", str(out)]
+    walkthrough = [PY, "-m", "tests.install_walkthrough", "--out", str(out)]
     if not FULL_MATRIX:
         walkthrough += ["--skip", "dkms,dkms-remove"]
     proc = subprocess.run(

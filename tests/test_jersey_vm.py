@@ -15,10 +15,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import KERNELS, MOD_CYCLES, RESULTS, TOP, run_in_vm
+from tests.conftest import KERNELS, MOD_CYCLES, PY, RESULTS, run_in_vm
 
 pytestmark = pytest.mark.vm
-PY = str(TOP / ".venv" / "bin" / "python")
 
 
 @pytest.fixture(scope="module", params=KERNELS)

@@ -24,10 +24,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import FULL_MATRIX, MOD_CYCLES, NEW_KERNELS, RESULTS, TOP, VM
+from tests.conftest import FULL_MATRIX, MOD_CYCLES, NEW_KERNELS, PY, RESULTS, TOP, VM
 
 pytestmark = pytest.mark.vm
-PY = str(TOP / ".venv" / "bin" / "python")
 
 
 @pytest.fixture(scope="module", params=NEW_KERNELS)

@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import KERNELS, MOD_CYCLES, RESULTS, TOP, run_in_vm
+from tests.conftest import KERNELS, MOD_CYCLES, PY, RESULTS, run_in_vm
 
 pytestmark = pytest.mark.vm
-PY = str(TOP / ".venv" / "bin" / "python")
 CYCLES = {"sch_cw": "cw limit 50 thresh 5", "sch_vcrr": "vcrr rate 10mbit limit 50"}
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import TOP
+from tests.conftest import PY, TOP
 
 # Five round trips of slow start in which the script spends 60 ms between
 # reading a flight and acknowledging it, on a 100 ms path.
@@ -49,9 +49,8 @@ def run_script(tmp_path: Path, text: str) -> dict[str, object]:
     script = tmp_path / "rounds.pkt"
     script.write_text(text)
     out = tmp_path / "out.json"
-    python = str(TOP / ".venv" / "bin" / "python")
     subprocess.run(
-        [python, "-m", "tests.scripted.peer", "--out", str(out), str(script)],
+        [PY, "-m", "tests.scripted.peer", "--out", str(out), str(script)],
         cwd=TOP, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     result: dict[str, object] = json.loads(out.read_text())["results"][0]

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import MODULE_KERNELS, RESULTS, TOP, run_in_vm
+from tests.conftest import MODULE_KERNELS, PY, RESULTS, TOP, run_in_vm
 from tests.scripted.peer import parse
 
 SCRIPTS = sorted((TOP / "tests" / "scripted").glob("*/*.pkt"))
@@ -38,8 +38,7 @@ def scripted(request: pytest.FixtureRequest) -> dict[str, Any]:
     out = RESULTS / f"scripted-{kernel}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
-    python = str(TOP / ".venv" / "bin" / "python")
-    argv = [python, "-m", "tests.scripted.peer", "--out", str(out)]
+    argv = [PY, "-m", "tests.scripted.peer", "--out", str(out)]
     rc, wall, log = run_in_vm(kernel, argv + [str(s) for s in SCRIPTS], timeout=600)
     if not out.exists():
         pytest.fail(f"scripted peer in VM ({kernel}) exit {rc}:\n{log[-4000:]}")
