@@ -167,6 +167,44 @@ def test_overrides_change_matching_points_only(tmp_path: Path) -> None:
         scenario.load(_write(tmp_path, bad))
 
 
+def test_an_override_runs_its_points_fewer_at_a_time(tmp_path: Path) -> None:
+    text = GOOD.replace("duration_s = 5\n", "duration_s = 5\nparallel = 4\nruns = 3\n")
+    plain = scenario.load(_write(tmp_path, text)).points()
+    text += "[[overrides]]\nwhen = { per = 0.01 }\nset = { parallel = 1 }\n"
+    sc = scenario.load(_write(tmp_path, text))
+    pts = sc.points()
+    assert [p.concurrency(4) for p in pts] == [4, 1] * 3
+    # concurrency is how the points run, not what they are
+    assert [p.identity for p in pts] == [p.identity for p in plain]
+    assert all("parallel" not in p.spec for p in pts)
+    # the three serial points cost three waves of their own
+    four = scenario.load(_write(tmp_path, text.replace("parallel = 1 }", "parallel = 4 }")))
+    assert sc.estimate_s() > four.estimate_s()
+    groups = harness.by_concurrency(pts, 4)
+    assert [(n, [p.id for p in g]) for n, g in groups] == [
+        (4, ["per=0,run=0", "per=0,run=1", "per=0,run=2"]),
+        (1, ["per=0.01,run=0", "per=0.01,run=1", "per=0.01,run=2"]),
+    ]
+    # a scenario already running fewer at a time keeps its own limit
+    assert [n for n, _ in harness.by_concurrency(pts, 1)] == [1]
+    bad = text.replace("set = { parallel = 1 }", "set = { parallel = 0 }")
+    with pytest.raises(scenario.ScenarioError, match="parallel must be an integer of at least 1"):
+        scenario.load(_write(tmp_path, bad))
+
+
+def test_a_value_the_sweep_left_out_matches_nothing(tmp_path: Path) -> None:
+    text = GOOD + "[[overrides]]\nwhen = { per = 0.01 }\nset = { duration_s = 9 }\n"
+    text = text.replace("duration_s = 5\n", "duration_s = 5\nexclude = [{ per = 0 }]\n")
+    # --set narrows the sweep to values the override and exclusion do not name
+    sc = scenario.load(_write(tmp_path, text), scenario.parse_set(["sweep.per=0.05"]))
+    assert [(p.id, p.spec["duration_s"]) for p in sc.points()] == [("per=0.05,run=0", 5)]
+    # a value the file never had is still refused
+    with pytest.raises(scenario.ScenarioError, match="per = 0.5 is not one of its values"):
+        scenario.load(
+            _write(tmp_path, text.replace("when = { per = 0.01 }", "when = { per = 0.5 }"))
+        )
+
+
 def test_exclude_drops_matching_combinations(tmp_path: Path) -> None:
     text = GOOD.replace("per = [0, 0.01]", 'per = [0, 0.01]\ncc = ["reno", "cubic"]')
     text = text.replace('cc = "reno"\n', 'cc = "${cc}"\n')

@@ -130,6 +130,18 @@ def group_by_modules(
     return groups
 
 
+def by_concurrency(
+    points: list[scenario.Point], parallel: int
+) -> list[tuple[int, list[scenario.Point]]]:
+    """Points in groups that run ``n`` at a time (:meth:`Point.concurrency`
+    under a scenario of ``parallel``), in the order of their first point; the
+    order of points within a group is kept."""
+    groups: dict[int, list[scenario.Point]] = {}
+    for p in points:
+        groups.setdefault(p.concurrency(parallel), []).append(p)
+    return list(groups.items())
+
+
 _param_names: dict[str, set[str]] = {}
 
 
@@ -411,7 +423,7 @@ class Runner:
             "run": point.run,
             "profile": self.profile or "full",
             "backend": self.backend,
-            "parallel": data.get("parallel", 1),
+            "parallel": point.concurrency(self.parallel(data)),
             "sync": bool(data.get("sync", False)),
             "spec": point.spec,
             "seeds": {
@@ -425,15 +437,21 @@ class Runner:
             "meta": self.meta,
         }
 
+    def parallel(self, data: Mapping[str, Any]) -> int:
+        """How many points of a scenario run at once (a point's override may
+        lower it: :meth:`testbed.run.scenario.Point.concurrency`)."""
+        parallel = int(data.get("parallel", 1))
+        if self.backend == "mininet":
+            parallel = min(parallel, int(os.environ.get("JERSEY_MININET_PARALLEL", "2")))
+        return parallel
+
     def run_scenario(self, sc: scenario.Scenario) -> ScenarioStatus:
         t_start = time.monotonic()
         data = sc.resolved(self.profile)
         points = sc.points(self.profile)
         if self.only:
             points = [p for p in points if any(o in p.id for o in self.only)]
-        parallel = int(data.get("parallel", 1))
-        if self.backend == "mininet":
-            parallel = min(parallel, int(os.environ.get("JERSEY_MININET_PARALLEL", "2")))
+        parallel = self.parallel(data)
         sdir = self.out / sc.name
         sdir.mkdir(parents=True, exist_ok=True)
         write_json(
@@ -478,6 +496,9 @@ class Runner:
         groups = group_by_modules(runnable, params_of)
         if len(groups) > 1:
             log(f"[{sc.name}] {len(groups)} groups of module parameters, run one after another")
+        fewer = sum(p.concurrency(parallel) < parallel for p in runnable)
+        if fewer:
+            log(f"[{sc.name}] {fewer} points run fewer at a time (overrides), in their own groups")
         n_run = len(runnable)
         finished = 0
         t_run = time.monotonic()
@@ -487,29 +508,33 @@ class Runner:
             extra = [e for p in pts[:1] for e in p.spec.get("monitor", {}).get("trace", [])]
             events = loss_events(ccs, extra)
             env = {**environment(), "module_params": modules.snapshot(), "loaded": loaded}
-            barriers: dict[str, threading.Barrier] = {}
-            if data.get("sync"):
-                # waves: every point of a wave set up before any starts its flows
-                for i in range(0, len(pts), parallel):
-                    wave = pts[i : i + parallel]
-                    b = threading.Barrier(len(wave))
-                    barriers.update({p.id: b for p in wave})
-            with TraceStream(events) as tracer, ThreadPoolExecutor(parallel) as ex:
-                futs = {
-                    ex.submit(self.run_point, sc, p, tracer, events, env, barriers.get(p.id)): p
-                    for p in pts
-                }
-                for fut in as_completed(futs):
-                    p = futs[fut]
-                    point_status, line = fut.result()
-                    counts[point_status] += 1
-                    finished += 1
-                    el = time.monotonic() - t_run
-                    eta = el / finished * (n_run - finished)
-                    log(
-                        f"[{sc.name}] {finished}/{n_run} {p.id}: {line} "
-                        f"({el:.0f} s elapsed, ~{eta:.0f} s left)"
-                    )
+            with TraceStream(events) as tracer:
+                for n, batch in by_concurrency(pts, parallel):
+                    barriers: dict[str, threading.Barrier] = {}
+                    if data.get("sync"):
+                        # waves: every point of a wave set up before any starts its flows
+                        for i in range(0, len(batch), n):
+                            wave = batch[i : i + n]
+                            b = threading.Barrier(len(wave))
+                            barriers.update({p.id: b for p in wave})
+                    with ThreadPoolExecutor(n) as ex:
+                        futs = {
+                            ex.submit(
+                                self.run_point, sc, p, tracer, events, env, barriers.get(p.id)
+                            ): p
+                            for p in batch
+                        }
+                        for fut in as_completed(futs):
+                            p = futs[fut]
+                            point_status, line = fut.result()
+                            counts[point_status] += 1
+                            finished += 1
+                            el = time.monotonic() - t_run
+                            eta = el / finished * (n_run - finished)
+                            log(
+                                f"[{sc.name}] {finished}/{n_run} {p.id}: {line} "
+                                f"({el:.0f} s elapsed, ~{eta:.0f} s left)"
+                            )
         status: ScenarioStatus = {
             "scenario": sc.name,
             "profile": self.profile or "full",

@@ -295,6 +295,14 @@ class Point:
     # cross traffic schedules depend on the run only: within a run, every
     # scheme and condition faces the same on/off pattern
     traffic_seed: int = 0
+    # at most this many points at a time while this one runs (an override's
+    # ``parallel``; None: the scenario's); not part of the identity
+    parallel: int | None = None
+
+    def concurrency(self, parallel: int) -> int:
+        """How many points may run at once with this one, under a scenario
+        that runs ``parallel`` at a time."""
+        return max(1, min(parallel, self.parallel or parallel))
 
     @property
     def id(self) -> str:
@@ -395,7 +403,7 @@ class Scenario:
     def points(self, profile: str | None = None) -> list[Point]:
         data = self.resolved(profile)
         where = self.path.name + (f" (profile {profile})" if profile else "")
-        _validate(data, where)
+        _validate(data, where, self.raw.get("sweep"))
         sweep: dict[str, list[Any]] = data.get("sweep", {})
         axes = list(sweep)
         runs = int(data.get("runs", 1))
@@ -417,6 +425,8 @@ class Scenario:
                 for o in data.get("overrides", []):
                     if all(_same(values.get(k), v) for k, v in o["when"].items()):
                         body = deep_merge(body, o["set"])
+                limit = body.get("parallel")
+                body = {k: v for k, v in body.items() if k != "parallel"}
                 ident = ",".join(f"{a}={slug(v)}" for a, v in values.items())
                 seed = zlib.crc32(f"{self.name}/{ident}/run={run}/{base_seed}".encode())
                 env = {
@@ -436,6 +446,7 @@ class Scenario:
                     seed,
                     dict(zip(axes, combo, strict=True)),
                     tseed,
+                    limit,
                 )
                 _validate_point(point, where)
                 out.append(point)
@@ -444,7 +455,8 @@ class Scenario:
     def estimate_s(self, profile: str | None = None) -> float:
         """Rough wall time of the scenario under TCG with 2 vCPUs.
 
-        Points run ``parallel`` at a time: each wave lasts the flows'
+        Points run ``parallel`` at a time (or fewer, where an override
+        says so, in a group of their own): each wave lasts the flows'
         duration plus a few seconds, and every point costs CPU time for
         setting up and tearing down its namespaces and processes (measured:
         about 0.25 s per namespace, 0.1 s per flow, 0.5 s per captured flow,
@@ -455,9 +467,11 @@ class Scenario:
         if not pts:
             return 0.0
         par = max(1, int(data.get("parallel", 1)))
-        waves = -(-len(pts) // par)
-        durations = [float(pt.spec["duration_s"]) for pt in pts]
-        flow_time = max(max(durations), sum(durations) / par)
+        waves, flow_time = 0, 0.0
+        for n in sorted({pt.concurrency(par) for pt in pts}):
+            durations = [float(pt.spec["duration_s"]) for pt in pts if pt.concurrency(par) == n]
+            waves += -(-len(durations) // n)
+            flow_time += max(max(durations), sum(durations) / n)
         p = pts[0]
         links = p.links()
         spaces = len({n for lk in links for n in (lk.a, lk.b)}) + len(links)
@@ -473,10 +487,15 @@ def _same(a: Any, b: Any) -> bool:
     return str(a) == str(b)
 
 
-OVERRIDE_KEYS = {"duration_s", "topology", "flows", "traffic", "modules", "sysctls", "monitor"}
+OVERRIDE_KEYS = {
+    "duration_s", "topology", "flows", "traffic", "modules", "sysctls", "monitor", "parallel",
+}  # fmt: skip
 
 
-def _validate(data: dict[str, Any], where: str) -> None:
+def _validate(data: dict[str, Any], where: str, declared: dict[str, Any] | None = None) -> None:
+    """Check a resolved scenario.  ``declared``: the sweep of the file itself;
+    an override's or exclusion's value may name a value of the file that a
+    profile or ``--set`` left out of the sweep (it then matches nothing)."""
     for k in REQUIRED:
         if k not in data:
             raise ScenarioError(f"{where}: missing required key '{k}'")
@@ -515,27 +534,33 @@ def _validate(data: dict[str, Any], where: str) -> None:
         raise ScenarioError(f"{where}: sweep/vars may not be named {sorted(clash)}")
     if not data["flows"]:
         raise ScenarioError(f"{where}: [[flows]] is empty")
+    sweep = data.get("sweep", {})
+
+    def check_value(w: str, k: str, v: Any) -> None:
+        if k not in sweep:
+            raise ScenarioError(f"{w}: '{k}' is not a sweep axis")
+        values = [*sweep[k], *(declared or {}).get(k, [])]
+        if not any(_same(display(x), v) for x in values):
+            raise ScenarioError(f"{w}: {k} = {v!r} is not one of its values")
+
     for i, o in enumerate(data.get("overrides", [])):
         w = f"{where}: overrides[{i}]"
         if not isinstance(o, dict) or set(o) != {"when", "set"}:
             raise ScenarioError(f"{w}: expected a table with 'when' and 'set'")
         for k, v in o["when"].items():
-            if k not in data.get("sweep", {}):
-                raise ScenarioError(f"{w}.when: '{k}' is not a sweep axis")
-            if not any(_same(display(x), v) for x in data["sweep"][k]):
-                raise ScenarioError(f"{w}.when: {k} = {v!r} is not one of its values")
+            check_value(f"{w}.when", k, v)
         bad = set(o["set"]) - OVERRIDE_KEYS
         if bad:
             raise ScenarioError(f"{w}.set: cannot override {sorted(bad)}")
+        par = o["set"].get("parallel", 1)
+        if not isinstance(par, int) or isinstance(par, bool) or par < 1:
+            raise ScenarioError(f"{w}.set: parallel must be an integer of at least 1")
     for i, ex in enumerate(data.get("exclude", [])):
         w = f"{where}: exclude[{i}]"
         if not isinstance(ex, dict) or not ex:
             raise ScenarioError(f"{w}: expected a table of sweep axis = value")
         for k, v in ex.items():
-            if k not in data.get("sweep", {}):
-                raise ScenarioError(f"{w}: '{k}' is not a sweep axis")
-            if not any(_same(display(x), v) for x in data["sweep"][k]):
-                raise ScenarioError(f"{w}: {k} = {v!r} is not one of its values")
+            check_value(w, k, v)
     for i, f in enumerate(data["flows"]):
         _check_table(f"{where}: flows[{i}]", f, FLOW_KEYS, ("src", "dst", "cc"))
     for i, t in enumerate(data.get("traffic", [])):
@@ -656,11 +681,11 @@ def load(name: str | Path, overrides: dict[str, Any] | None = None) -> Scenario:
     if raw.get("name") != path.stem:
         raise ScenarioError(f"{path.name}: name = {raw.get('name')!r} must be {path.stem!r}")
     sc = Scenario(path.stem, path, raw, overrides or {})
-    _validate(sc.resolved(), path.name)
+    _validate(sc.resolved(), path.name, raw.get("sweep"))
     for prof, over in raw.get("profiles", {}).items():
         if not isinstance(over, dict):
             raise ScenarioError(f"{path.name}: profiles.{prof}: expected a table")
-        _validate(sc.resolved(prof), f"{path.name} (profile {prof})")
+        _validate(sc.resolved(prof), f"{path.name} (profile {prof})", raw.get("sweep"))
     return sc
 
 
