@@ -4,8 +4,8 @@
 # profile's rows that the criteria name, and 2 + 2 Reno on the thesis fig 5.11
 # path:
 #   bash results/bottlenecks-safety.sh 6.12
-# (about 100 min on TCG: 270 runs of 30 s, two at a time; the 2 Mb/s fig 5.11
-# points four at a time, the lone lossy flows one at a time)
+# (about 110 min on TCG: 270 runs of 30 s, two at a time; the 2 Mb/s fig 5.11
+# points four at a time, every lone flow one at a time)
 # then: .venv/bin/python -m testbed report bottlenecks --out results
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,24 +32,20 @@ run --fresh --set "sweep.path=[$F511]" --set "sweep.gw=[$PFIFO,$CWAQ,$VCRR,$FQ]"
 	--set "sweep.mix=[$RENO]" --set 'sweep.ours=["jersey","diffc"]' --set parallel=4 --set runs=10
 run --set "sweep.path=[$F511]" --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0]' \
 	--set "sweep.mix=[$RENO]" --set 'sweep.ours=["reno"]' --set parallel=4 --set runs=10
-# drop-tail alone, PER 0 two trials at a time (every scheme fills the link), and
-# PER 1 % one at a time: two at a time paired jersey with diffc (two flows of
-# 15-17 Mb/s) and bbr with Cubic (3 Mb/s) in the guest, and that load alone
-# took jersey from 17.7 to 14.9 Mb/s on 6.1
-run --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0]' --set "sweep.mix=[$ALONE]" \
+# drop-tail alone, PER 0 and 1 % (a lone flow on the 20 Mb/s path runs one
+# trial at a time: the scenario's override)
+run --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0,0.01]' --set "sweep.mix=[$ALONE]" \
 	--set 'sweep.ours=["jersey","diffc","cubic","bbr"]'
-run --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0.01]' --set "sweep.mix=[$ALONE]" \
-	--set 'sweep.ours=["jersey","diffc","cubic","bbr"]' --set parallel=1
 # 2 + 2 cubic behind every gateway kind, PER 0; Reno in jersey's place shows
 # the share the kernel's own Reno takes from Cubic under the same marks (1.13-1.26
 # behind cw aq on 6.12, where diffc, which answers an ECE as Reno does, took 1.02-1.26)
 run --set "sweep.gw=[$PFIFO,$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0]' --set "sweep.mix=[$MIX]" \
 	--set 'sweep.ours=["jersey","diffc","reno"]'
 # one lossy flow behind the marking gateways, PER 1 % and 5 %, one trial at a
-# time (two at a time, bbr made 15.7-17.6 Mb/s there against 18.0-18.1 alone);
-# behind vcrr also with gamma 1: the default gamma 0.95 marks from 95 % of the
+# time as well (two at a time, bbr made 15.7-17.6 Mb/s there against 18.0-18.1
+# alone); behind vcrr also with gamma 1: the default gamma 0.95 marks from 95 % of the
 # rate, which holds a sender that honours the marks below what bbr (which
 # ignores them) takes, so gamma 1 shows what jersey makes of the whole link
 VCRR1='{ label = "vcrr-gamma1", q = { kind = "vcrr", gamma = 1.0 } }'
 run --set "sweep.gw=[$CWAQ,$VCRR,$VCRR1,$FQ]" --set 'sweep.per=[0.01,0.05]' --set "sweep.mix=[$ALONE]" \
-	--set 'sweep.ours=["jersey","bbr"]' --set parallel=1
+	--set 'sweep.ours=["jersey","bbr"]'
