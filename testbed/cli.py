@@ -283,6 +283,38 @@ def calibrate_plan(scs: list[scenario.Scenario], profile: str | None) -> dict[st
     return {name: n for name, n in plan.items() if n > 1}
 
 
+def toml_inline(v: Any) -> str:
+    """A value of scenario data (tables, arrays, strings, numbers, booleans)
+    as an inline TOML value, for ``--set``."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(toml_inline(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {toml_inline(x)}" for k, x in v.items()) + " }"
+    raise TypeError(f"no TOML for {v!r}")
+
+
+def serial_points(sc: scenario.Scenario, profile: str | None) -> list[dict[str, Any]]:
+    """The ``when`` of each override that runs its points one at a time:
+    calibrate leaves those points out (they run at 1 either way)."""
+    overrides = sc.resolved(profile).get("overrides", [])
+    return [dict(o["when"]) for o in overrides if o["set"].get("parallel") == 1]
+
+
+def calibrate_sets(sc: scenario.Scenario, profile: str | None) -> list[str]:
+    """``--set`` for calibrate's runs of ``sc``: its exclusions and the
+    points an override runs one at a time (:func:`serial_points`)."""
+    serial = serial_points(sc, profile)
+    if not serial:
+        return []
+    return ["exclude=" + toml_inline([*sc.resolved(profile).get("exclude", []), *serial])]
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Each scenario at its own ``parallel`` into OUT/calibrate/<kernel>/parallel-N/,
     and with ``--set parallel=1`` into .../parallel-1/; then calibration.md
@@ -299,19 +331,23 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         raise UsageError(f"calibrate: {which}: parallel = 1 already, nothing to compare")
     base = Path(args.out or OUT).resolve() / "calibrate"
     kdir = kernel_out(args, base)
+    extra = {sc.name: calibrate_sets(sc, args.profile) for sc in scs if sc.name in plan}
     rc = 0
-    for n in sorted(set(plan.values()), reverse=True):
-        names = [name for name, m in plan.items() if m == n]
-        say(f"calibrate: {', '.join(names)} at parallel {n}")
-        r, _ = run_scenarios(args, names, kdir / f"parallel-{n}")
-        rc = rc or r
-    say(f"calibrate: {', '.join(plan)} at parallel 1")
-    one = argparse.Namespace(**{**vars(args), "set": [*args.set, "parallel=1"]})
-    r, _ = run_scenarios(one, list(plan), kdir / "parallel-1")
-    rc = rc or r
+    # one VM per parallel and set of exclusions: the points that an override
+    # runs one at a time stay out of both runs
+    for n in [*sorted(set(plan.values()), reverse=True), 1]:
+        names = [name for name, m in plan.items() if m == n or n == 1]
+        for sets in {tuple(extra[name]) for name in names}:
+            group = [name for name in names if tuple(extra[name]) == sets]
+            say(f"calibrate: {', '.join(group)} at parallel {n}")
+            over = [*args.set, *sets, *(["parallel=1"] if n == 1 else [])]
+            r, _ = run_scenarios(argparse.Namespace(**{**vars(args), "set": over}), group,
+                                 kdir / f"parallel-{n}")  # fmt: skip
+            rc = rc or r
     from testbed.analysis import report
 
-    path = report.calibration(kdir, plan, args.metric)
+    serial = {sc.name: serial_points(sc, args.profile) for sc in scs if sc.name in plan}
+    path = report.calibration(kdir, plan, args.metric, serial)
     print(path.read_text())
     say(f"calibration {path}")
     return rc
@@ -424,7 +460,8 @@ def parser() -> argparse.ArgumentParser:
         "once) into OUT/calibrate/<kernel>/parallel-N/, and with --set parallel=1 into "
         "OUT/calibrate/<kernel>/parallel-1/; then OUT/calibrate/<kernel>/calibration.md "
         "compares every point's median and 95 % CI: 'agree' when the parallel-1 median lies "
-        "within the parallel-N CI, else 'differs: lower parallel'.  Resumable like run.",
+        "within the parallel-N CI, else 'differs: lower parallel'.  Points that an override "
+        "runs one at a time are left out of both runs.  Resumable like run.",
     )
     p.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="scenario names (at least one)")
     p.add_argument("--profile", default=None, help="quick, ... (default: the full run)")

@@ -10,7 +10,8 @@ the same identity, kernel and commit count: after a code change the same
 command measures every point again); points whose
 congestion control the kernel lacks are recorded as "unavailable" (and
 retried next time).  Points run ``parallel`` at a time (from the scenario
-file); points that need different module parameters run in separate
+file; an override's ``parallel`` runs its points fewer at a time, in a group
+of their own); points that need different module parameters run in separate
 groups, the modules reloaded in between.  Progress goes to stderr.
 
 The testbed's ECN policy: every node has ``net.ipv4.tcp_ecn=1`` and
@@ -502,6 +503,9 @@ class Runner:
         n_run = len(runnable)
         finished = 0
         t_run = time.monotonic()
+        # a point's share of the wall time: one slot of its group's pool
+        work = {p.id: 1.0 / p.concurrency(parallel) for p in runnable}
+        work_left = sum(work.values())
         for gparams, pts in groups:
             loaded = apply_modules(gparams)
             ccs = sorted({cc for p in pts for cc in p.ccs()})
@@ -529,8 +533,10 @@ class Runner:
                             point_status, line = fut.result()
                             counts[point_status] += 1
                             finished += 1
+                            work_left -= work[p.id]
                             el = time.monotonic() - t_run
-                            eta = el / finished * (n_run - finished)
+                            done_work = sum(work.values()) - work_left
+                            eta = el / done_work * max(0.0, work_left) if done_work else 0.0
                             log(
                                 f"[{sc.name}] {finished}/{n_run} {p.id}: {line} "
                                 f"({el:.0f} s elapsed, ~{eta:.0f} s left)"

@@ -403,7 +403,7 @@ class Scenario:
     def points(self, profile: str | None = None) -> list[Point]:
         data = self.resolved(profile)
         where = self.path.name + (f" (profile {profile})" if profile else "")
-        _validate(data, where, self.raw.get("sweep"))
+        _validate(data, where, declared_sweep(self.raw))
         sweep: dict[str, list[Any]] = data.get("sweep", {})
         axes = list(sweep)
         runs = int(data.get("runs", 1))
@@ -421,11 +421,12 @@ class Scenario:
                     for ex in data.get("exclude", [])
                 ):
                     continue
-                body = base
+                body, limit = base, None
                 for o in data.get("overrides", []):
                     if all(_same(values.get(k), v) for k, v in o["when"].items()):
                         body = deep_merge(body, o["set"])
-                limit = body.get("parallel")
+                        if "parallel" in o["set"]:  # the smallest of those that match
+                            limit = min(limit or o["set"]["parallel"], o["set"]["parallel"])
                 body = {k: v for k, v in body.items() if k != "parallel"}
                 ident = ",".join(f"{a}={slug(v)}" for a, v in values.items())
                 seed = zlib.crc32(f"{self.name}/{ident}/run={run}/{base_seed}".encode())
@@ -492,10 +493,23 @@ OVERRIDE_KEYS = {
 }  # fmt: skip
 
 
+def declared_sweep(raw: dict[str, Any]) -> dict[str, list[Any]]:
+    """Every value of each sweep axis that a scenario file names, in its
+    ``[sweep]`` or a profile's."""
+    out: dict[str, list[Any]] = {}
+    profiles = raw.get("profiles", {})
+    for sweep in [raw.get("sweep", {}), *(p.get("sweep", {}) for p in profiles.values()
+                                          if isinstance(p, dict))]:  # fmt: skip
+        for axis, values in sweep.items():
+            out.setdefault(axis, []).extend(values if isinstance(values, list) else [values])
+    return out
+
+
 def _validate(data: dict[str, Any], where: str, declared: dict[str, Any] | None = None) -> None:
-    """Check a resolved scenario.  ``declared``: the sweep of the file itself;
-    an override's or exclusion's value may name a value of the file that a
-    profile or ``--set`` left out of the sweep (it then matches nothing)."""
+    """Check a resolved scenario.  ``declared``: the sweep values the file
+    names (:func:`declared_sweep`); an override's or exclusion's value may be
+    one that a profile or ``--set`` left out of the sweep (it then matches
+    nothing)."""
     for k in REQUIRED:
         if k not in data:
             raise ScenarioError(f"{where}: missing required key '{k}'")
@@ -681,11 +695,11 @@ def load(name: str | Path, overrides: dict[str, Any] | None = None) -> Scenario:
     if raw.get("name") != path.stem:
         raise ScenarioError(f"{path.name}: name = {raw.get('name')!r} must be {path.stem!r}")
     sc = Scenario(path.stem, path, raw, overrides or {})
-    _validate(sc.resolved(), path.name, raw.get("sweep"))
+    _validate(sc.resolved(), path.name, declared_sweep(raw))
     for prof, over in raw.get("profiles", {}).items():
         if not isinstance(over, dict):
             raise ScenarioError(f"{path.name}: profiles.{prof}: expected a table")
-        _validate(sc.resolved(prof), f"{path.name} (profile {prof})", raw.get("sweep"))
+        _validate(sc.resolved(prof), f"{path.name} (profile {prof})", declared_sweep(raw))
     return sc
 
 
