@@ -189,6 +189,9 @@ def test_an_override_runs_its_points_fewer_at_a_time(tmp_path: Path) -> None:
     ]
     # a scenario already running fewer at a time keeps its own limit
     assert [n for n, _ in harness.by_concurrency(pts, 1)] == [1]
+    # of two overrides of one point, the smaller parallel holds, in either order
+    both = text + "[[overrides]]\nwhen = { per = 0.01 }\nset = { parallel = 2 }\n"
+    assert {p.concurrency(4) for p in scenario.load(_write(tmp_path, both)).points()} == {4, 1}
     bad = text.replace("set = { parallel = 1 }", "set = { parallel = 0 }")
     with pytest.raises(scenario.ScenarioError, match="parallel must be an integer of at least 1"):
         scenario.load(_write(tmp_path, bad))
