@@ -148,9 +148,17 @@ def test_oracle_holds_for_the_medium_and_halves_for_the_queue(cc: dict[str, Any]
     assert links["oracle_medium"]["queue_drops"] == 0 and links["oracle_medium"]["air_drops"] > 5
     assert len(medium) >= 5 and all(e["action"] == "hold" for e in medium), medium[:5]
     assert all(before_after(e)[1] == before_after(e)[0] for e in medium), medium[:5]
-    # only the queue dropped: every loss answered as Reno would
-    assert links["oracle_queue"]["air_drops"] == 0 and links["oracle_queue"]["queue_drops"] > 0
-    assert len(queue) >= 1 and all(e["action"] in ("halve", "reset") for e in queue), queue[:5]
+    # only the queue dropped: every loss answered as Reno would.  A recovery
+    # the kernel entered without a drop (reordering, later undone by a DSACK)
+    # finds no drop and is held: there are at most as many of those as
+    # retransmissions beyond the queue's drops (each drop, of an original or a
+    # retransmission, is retransmitted once)
+    q = links["oracle_queue"]
+    assert q["air_drops"] == 0 and q["queue_drops"] > 0
+    retrans = cc["trials"]["oracle_queue"]["nstat"]["src"].get("TcpRetransSegs", 0)
+    held = [e for e in queue if e["action"] == "hold"]
+    assert all(e["action"] in ("halve", "reset", "hold") for e in queue), queue[:5]
+    assert len(queue) - len(held) >= 1 and len(held) <= retrans - q["queue_drops"], (held, retrans)
     assert trial_flow(cc, "oracle_medium")["goodput_bps"] > 1.5e6
 
 
