@@ -306,10 +306,11 @@ def serial_points(sc: scenario.Scenario, profile: str | None) -> list[dict[str, 
     return [dict(o["when"]) for o in overrides if o["set"].get("parallel") == 1]
 
 
-def calibrate_sets(sc: scenario.Scenario, profile: str | None) -> list[str]:
+def calibrate_sets(
+    sc: scenario.Scenario, profile: str | None, serial: list[dict[str, Any]]
+) -> list[str]:
     """``--set`` for calibrate's runs of ``sc``: its exclusions and the
-    points an override runs one at a time (:func:`serial_points`)."""
-    serial = serial_points(sc, profile)
+    points an override runs one at a time (``serial``: :func:`serial_points`)."""
     if not serial:
         return []
     return ["exclude=" + toml_inline([*sc.resolved(profile).get("exclude", []), *serial])]
@@ -331,7 +332,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         raise UsageError(f"calibrate: {which}: parallel = 1 already, nothing to compare")
     base = Path(args.out or OUT).resolve() / "calibrate"
     kdir = kernel_out(args, base)
-    extra = {sc.name: calibrate_sets(sc, args.profile) for sc in scs if sc.name in plan}
+    serial = {sc.name: serial_points(sc, args.profile) for sc in scs if sc.name in plan}
+    extra = {sc.name: calibrate_sets(sc, args.profile, serial[sc.name]) for sc in scs
+             if sc.name in plan}  # fmt: skip
     rc = 0
     # one VM per parallel and set of exclusions: the points that an override
     # runs one at a time stay out of both runs
@@ -346,7 +349,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             rc = rc or r
     from testbed.analysis import report
 
-    serial = {sc.name: serial_points(sc, args.profile) for sc in scs if sc.name in plan}
     path = report.calibration(kdir, plan, args.metric, serial)
     print(path.read_text())
     say(f"calibration {path}")

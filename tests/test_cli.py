@@ -117,8 +117,8 @@ def test_calibrate_plan_and_kernel_directories(tmp_path: Path) -> None:
     # bottlenecks runs a lone flow on its 20 Mb/s path one at a time: calibrate
     # leaves those points out, and keeps the file's own exclusions
     assert tcli.serial_points(scs[1], "accept") == [{"path": "20M-40ms", "mix": "alone"}]
-    assert tcli.calibrate_sets(scs[0], None) == []
-    sets = tcli.calibrate_sets(scs[1], "accept")
+    assert tcli.calibrate_sets(scs[0], None, tcli.serial_points(scs[0], None)) == []
+    sets = tcli.calibrate_sets(scs[1], "accept", tcli.serial_points(scs[1], "accept"))
     left = scenario.load("bottlenecks", scenario.parse_set(sets)).points("accept")
     everything = scs[1].points("accept")
     assert len(left) == sum(p.concurrency(2) == 2 for p in everything) > 0

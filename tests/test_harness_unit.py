@@ -3,6 +3,7 @@ topologies (as data and as Mininet topologies), resume logic and the report."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -182,13 +183,13 @@ def test_an_override_runs_its_points_fewer_at_a_time(tmp_path: Path) -> None:
     # the three serial points cost three waves of their own
     four = scenario.load(_write(tmp_path, text.replace("parallel = 1 }", "parallel = 4 }")))
     assert sc.estimate_s() > four.estimate_s()
-    groups = harness.by_concurrency(pts, 4)
+    groups = scenario.by_concurrency(pts, 4)
     assert [(n, [p.id for p in g]) for n, g in groups] == [
         (4, ["per=0,run=0", "per=0,run=1", "per=0,run=2"]),
         (1, ["per=0.01,run=0", "per=0.01,run=1", "per=0.01,run=2"]),
     ]
     # a scenario already running fewer at a time keeps its own limit
-    assert [n for n, _ in harness.by_concurrency(pts, 1)] == [1]
+    assert [n for n, _ in scenario.by_concurrency(pts, 1)] == [1]
     # of two overrides of one point, the smaller parallel holds, in either order
     both = text + "[[overrides]]\nwhen = { per = 0.01 }\nset = { parallel = 2 }\n"
     assert {p.concurrency(4) for p in scenario.load(_write(tmp_path, both)).points()} == {4, 1}
@@ -206,20 +207,10 @@ def test_the_runner_runs_an_overrides_points_one_at_a_time(
     text += "[[overrides]]\nwhen = { per = 0.01 }\nset = { parallel = 1 }\n"
     sc = scenario.load(_write(tmp_path, text))
 
-    class NoTrace:
-        def __init__(self, events: list[str]) -> None:
-            pass
-
-        def __enter__(self) -> NoTrace:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            pass
-
     for name, stub in {"versions": dict, "ensure_cc": lambda cc: True,
                        "module_params": lambda p: {}, "apply_modules": lambda mp: {},
                        "loss_events": lambda ccs, extra: [], "environment": dict,
-                       "TraceStream": NoTrace}.items():  # fmt: skip
+                       "TraceStream": lambda events: contextlib.nullcontext()}.items():  # fmt: skip
         monkeypatch.setattr(harness, name, stub)
     monkeypatch.setattr(modules, "snapshot", dict)
     lock = threading.Lock()

@@ -131,18 +131,6 @@ def group_by_modules(
     return groups
 
 
-def by_concurrency(
-    points: list[scenario.Point], parallel: int
-) -> list[tuple[int, list[scenario.Point]]]:
-    """Points in groups that run ``n`` at a time (:meth:`Point.concurrency`
-    under a scenario of ``parallel``), in the order of their first point; the
-    order of points within a group is kept."""
-    groups: dict[int, list[scenario.Point]] = {}
-    for p in points:
-        groups.setdefault(p.concurrency(parallel), []).append(p)
-    return list(groups.items())
-
-
 _param_names: dict[str, set[str]] = {}
 
 
@@ -505,7 +493,7 @@ class Runner:
         t_run = time.monotonic()
         # a point's share of the wall time: one slot of its group's pool
         work = {p.id: 1.0 / p.concurrency(parallel) for p in runnable}
-        work_left = sum(work.values())
+        work_all, work_done = sum(work.values()), 0.0
         for gparams, pts in groups:
             loaded = apply_modules(gparams)
             ccs = sorted({cc for p in pts for cc in p.ccs()})
@@ -513,7 +501,7 @@ class Runner:
             events = loss_events(ccs, extra)
             env = {**environment(), "module_params": modules.snapshot(), "loaded": loaded}
             with TraceStream(events) as tracer:
-                for n, batch in by_concurrency(pts, parallel):
+                for n, batch in scenario.by_concurrency(pts, parallel):
                     barriers: dict[str, threading.Barrier] = {}
                     if data.get("sync"):
                         # waves: every point of a wave set up before any starts its flows
@@ -533,10 +521,9 @@ class Runner:
                             point_status, line = fut.result()
                             counts[point_status] += 1
                             finished += 1
-                            work_left -= work[p.id]
+                            work_done += work[p.id]
                             el = time.monotonic() - t_run
-                            done_work = sum(work.values()) - work_left
-                            eta = el / done_work * max(0.0, work_left) if done_work else 0.0
+                            eta = el / work_done * max(0.0, work_all - work_done)
                             log(
                                 f"[{sc.name}] {finished}/{n_run} {p.id}: {line} "
                                 f"({el:.0f} s elapsed, ~{eta:.0f} s left)"

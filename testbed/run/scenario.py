@@ -469,8 +469,8 @@ class Scenario:
             return 0.0
         par = max(1, int(data.get("parallel", 1)))
         waves, flow_time = 0, 0.0
-        for n in sorted({pt.concurrency(par) for pt in pts}):
-            durations = [float(pt.spec["duration_s"]) for pt in pts if pt.concurrency(par) == n]
+        for n, group in by_concurrency(pts, par):
+            durations = [float(pt.spec["duration_s"]) for pt in group]
             waves += -(-len(durations) // n)
             flow_time += max(max(durations), sum(durations) / n)
         p = pts[0]
@@ -480,6 +480,16 @@ class Scenario:
         capture = 0.5 * flows if p.spec.get("monitor", {}).get("groundtruth") else 0.0
         per_point = OVERHEAD_S + 0.25 * spaces + 0.1 * flows + capture
         return flow_time + waves * WAVE_S + len(pts) * per_point
+
+
+def by_concurrency(points: list[Point], parallel: int) -> list[tuple[int, list[Point]]]:
+    """Points in groups that run ``n`` at a time (:meth:`Point.concurrency`
+    under a scenario of ``parallel``), in the order of their first point; the
+    order of points within a group is kept."""
+    groups: dict[int, list[Point]] = {}
+    for p in points:
+        groups.setdefault(p.concurrency(parallel), []).append(p)
+    return list(groups.items())
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -695,11 +705,12 @@ def load(name: str | Path, overrides: dict[str, Any] | None = None) -> Scenario:
     if raw.get("name") != path.stem:
         raise ScenarioError(f"{path.name}: name = {raw.get('name')!r} must be {path.stem!r}")
     sc = Scenario(path.stem, path, raw, overrides or {})
-    _validate(sc.resolved(), path.name, declared_sweep(raw))
+    declared = declared_sweep(raw)
+    _validate(sc.resolved(), path.name, declared)
     for prof, over in raw.get("profiles", {}).items():
         if not isinstance(over, dict):
             raise ScenarioError(f"{path.name}: profiles.{prof}: expected a table")
-        _validate(sc.resolved(prof), f"{path.name} (profile {prof})", declared_sweep(raw))
+        _validate(sc.resolved(prof), f"{path.name} (profile {prof})", declared)
     return sc
 
 
