@@ -138,6 +138,11 @@ def test_clean_unload_under_traffic(cc: dict[str, Any], name: str) -> None:
     assert m["dmesg_bad"] == []
 
 
+# the kernel's counts of recoveries it found spurious and undid
+UNDO_COUNTERS = ("TcpExtTCPFullUndo", "TcpExtTCPPartialUndo", "TcpExtTCPDSACKUndo",
+                 "TcpExtTCPLossUndo", "TcpExtTCPSpuriousRTOs")  # fmt: skip
+
+
 def test_oracle_holds_for_the_medium_and_halves_for_the_queue(cc: dict[str, Any]) -> None:
     medium = losses(cc, "oracle_medium", "oracle_loss")
     queue = losses(cc, "oracle_queue", "oracle_loss")
@@ -150,15 +155,18 @@ def test_oracle_holds_for_the_medium_and_halves_for_the_queue(cc: dict[str, Any]
     assert all(before_after(e)[1] == before_after(e)[0] for e in medium), medium[:5]
     # only the queue dropped: every loss answered as Reno would.  A recovery
     # the kernel entered without a drop (reordering, later undone by a DSACK)
-    # finds no drop and is held: there are at most as many of those as
-    # retransmissions beyond the queue's drops (each drop, of an original or a
-    # retransmission, is retransmitted once)
+    # finds no drop and is held: there are at most as many of those as the
+    # recoveries the kernel undid plus the retransmissions beyond the queue's
+    # drops (a drop near the end of the run may never be retransmitted, so
+    # retransmissions alone can fall one short of the drops: 44 for 45 seen)
     q = links["oracle_queue"]
     assert q["air_drops"] == 0 and q["queue_drops"] > 0
-    retrans = cc["trials"]["oracle_queue"]["nstat"]["src"].get("TcpRetransSegs", 0)
+    src = cc["trials"]["oracle_queue"]["nstat"]["src"]
+    undone = sum(src.get(k, 0) for k in UNDO_COUNTERS)
+    spurious = max(0, src.get("TcpRetransSegs", 0) - q["queue_drops"]) + undone
     held = [e for e in queue if e["action"] == "hold"]
     assert all(e["action"] in ("halve", "reset", "hold") for e in queue), queue[:5]
-    assert len(queue) - len(held) >= 1 and len(held) <= retrans - q["queue_drops"], (held, retrans)
+    assert len(queue) - len(held) >= 1 and len(held) <= spurious, (held, spurious, src)
     assert trial_flow(cc, "oracle_medium")["goodput_bps"] > 1.5e6
 
 
