@@ -199,8 +199,23 @@ def check_scenarios(args: argparse.Namespace, names: list[str]) -> list[scenario
     """The scenarios with ``--set``; a bad file, ``--set`` or profile raises."""
     scs = load_all(names, scenario.parse_set(args.set))  # fail early on a bad file or --set
     for sc in scs:
-        sc.points(args.profile)  # and on a profile the file lacks
+        check_tc(sc, sc.points(args.profile))  # and on a profile the file lacks
     return scs
+
+
+def check_tc(sc: scenario.Scenario, points: list[scenario.Point]) -> None:
+    """Refuse a scenario whose points need ``cw`` or ``vcrr`` when the ``tc``
+    the testbed found (``build/tc``, else the system's) does not know them:
+    every such point would fail with "Unknown qdisc"."""
+    from testbed.net import path
+
+    kinds = {q.kind for p in points for link in p.links() for q in (link.queue, link.queue_rev)}
+    missing = [k for k in path.OUR_QDISCS if k in kinds and not path.tc_knows(k, path.TC)]
+    if missing:
+        raise UsageError(
+            f"{sc.name}: its gateways use {' and '.join(missing)}, which {path.TC} does not "
+            "know; build the patched tc with 'make tc' (or point JERSEY_TC at one)"
+        )
 
 
 def run_scenarios(

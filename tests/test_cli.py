@@ -148,6 +148,7 @@ def test_run_writes_into_the_kernels_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from testbed import cli as tcli
+    from testbed.net import path
 
     calls: list[tuple[list[str], Path, list[str]]] = []
 
@@ -157,6 +158,7 @@ def test_run_writes_into_the_kernels_directory(
 
     monkeypatch.setattr(tcli, "in_vm", in_vm)
     monkeypatch.setattr(tcli, "host_can_load_modules", lambda: False)
+    monkeypatch.setattr(path, "tc_knows", lambda kind, tc=None: True)  # cw: make tc
     assert tcli.main(["run", "--out", str(tmp_path), "--kernel", "6.1", "fig5_11"]) == 0
     assert calls == [(["fig5_11"], tmp_path / "6.1", [])]
     assert (tmp_path / "6.1" / "report.md").exists() and (tmp_path / "report.md").exists()
@@ -172,3 +174,39 @@ def test_run_writes_into_the_kernels_directory(
         (["fig5_11", "satellite", "coexistence"], kdir / "parallel-1", ["parallel=1"]),
     ]
     assert (kdir / "calibration.md").read_text().startswith("# Calibration")
+
+
+def test_run_refuses_a_tc_without_our_qdiscs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Behind cw or vcrr every point would fail with "Unknown qdisc": say so up front."""
+    from testbed import cli as tcli
+    from testbed.net import path
+
+    system = tmp_path / "tc"  # answers like iproute2's own tc
+    system.write_text(
+        '#!/bin/sh\necho "Unknown qdisc \\"$6\\", hence option \\"help\\" is unparsable" >&2\n'
+        "exit 1\n"
+    )
+    patched = tmp_path / "tc-patched"  # prints the usage of any qdisc
+    patched.write_text('#!/bin/sh\necho "Usage: ... $6 rate RATE" >&2\nexit 1\n')
+    for f in (system, patched):
+        f.chmod(0o755)
+    assert not path.tc_knows("vcrr", str(system)) and path.tc_knows("vcrr", str(patched))
+    assert not path.tc_knows("vcrr", str(tmp_path / "absent"))
+
+    monkeypatch.setattr(tcli, "in_vm", lambda *a: 0)
+    monkeypatch.setattr(tcli, "host_can_load_modules", lambda: False)
+    monkeypatch.setattr(path, "TC", str(system))
+    run = ["run", "--out", str(tmp_path / "o"), "--kernel", "6.1", "--profile", "quick"]
+    assert tcli.main([*run, "fig5_11"]) == tcli.USAGE_ERROR  # behind cw
+    assert "gateways use cw, which" in capsys.readouterr().err
+    gw = 'sweep.gw=[{ label = "v", q = "vcrr" }]'
+    assert tcli.main([*run, "--set", gw, "bottlenecks"]) == tcli.USAGE_ERROR
+    err = capsys.readouterr().err
+    assert f"use vcrr, which {system} does not know" in err and "make tc" in err
+    assert not (tmp_path / "o").exists()  # refused before anything ran
+    # drop-tail only: the system's tc will do
+    assert tcli.main([*run, "--set", 'sweep.gw=[{ label = "p", q = "pfifo" }]', "bottlenecks"]) == 0
+    monkeypatch.setattr(path, "TC", str(patched))
+    assert tcli.main([*run, "fig5_11"]) == 0

@@ -24,6 +24,7 @@ target kernel (normally inside the VM started by ``testbed/vm``).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -47,6 +48,27 @@ def _find_tc() -> str:
 
 
 TC = _find_tc()
+
+# qdiscs that only the patched tc (make tc, build/tc) knows
+OUR_QDISCS = ("cw", "vcrr")
+
+
+@functools.cache
+def tc_knows(kind: str, tc: str | None = None) -> bool:
+    """``tc`` (default :data:`TC`) parses qdisc ``kind``'s options: ``tc
+    qdisc add dev lo root KIND help`` prints its usage, not "Unknown qdisc"
+    (nothing reaches the kernel)."""
+    try:
+        r = subprocess.run(
+            [tc or TC, "qdisc", "add", "dev", "lo", "root", kind, "help"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "Usage: ... " + kind in r.stdout + r.stderr
+
 
 # Path ids name namespaces (j<id>-<node>) and subnets (10.<id>.0.0/16); ids
 # of destroyed paths are reused, so a process can build any number of paths
