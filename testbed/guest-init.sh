@@ -4,12 +4,15 @@
 # experiments use, makes every congestion control usable from network
 # namespaces, then runs the command and exits with its status.
 #   testbed/guest-init.sh [--started FILE] [--bare] CMD [ARGS...]
-# --started FILE: create FILE first (testbed/vm tells a guest that never came
-# up from a command that failed); --bare: do not load our modules (a fresh
-# machine, to test `make install` and autoloading); everything else is the same.
+# --started FILE: we run in testbed/vm's guest; create FILE first (testbed/vm
+# tells a guest that never came up from a command that failed); --bare: do
+# not load our modules (a fresh machine, to test `make install` and
+# autoloading); everything else is the same.
 set -eu
+vm=0
 if [ "${1:-}" = --started ]; then
 	: >"$2"
+	vm=1
 	shift 2
 fi
 bare=0
@@ -61,6 +64,22 @@ for opt in record-cmd record-tgid; do
 	f=/sys/kernel/tracing/options/$opt
 	[ -w "$f" ] && echo 0 >"$f"
 done
+# In the VM (--started): ping turns the kernel's receive-timestamp static
+# key on and off at every trial, and each turn patches the receive path while
+# it runs, which under TCG left a stale int3 in __netif_receive_skb_core (the
+# same panic).  A socket that holds the key on from here on (it dies with the
+# guest) means it is patched only once.
+if [ "$vm" = 1 ]; then
+	ready=/run/jersey-netstamp-held # hold_netstamp.READY
+	rm -f "$ready"
+	python3 "$top/testbed/hold_netstamp.py" </dev/null >/dev/null 2>&1 &
+	i=0
+	while [ ! -e "$ready" ] && [ "$i" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e "$ready" ] || echo "guest-init: warning: could not hold receive timestamps on" >&2
+fi
 export JERSEY_TOP="$top"
 export PYTHONPATH="$top${PYTHONPATH:+:$PYTHONPATH}"
 exec "$@"

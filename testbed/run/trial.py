@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
 
-from testbed import modules
+from testbed import hold_netstamp, modules
 from testbed.measure.monitors import Pinger, QdiscSampler, SsSampler, cpu_load, cpu_times
 from testbed.measure.trace import TraceStream
 from testbed.net.path import Link, Path, direction
@@ -351,4 +351,6 @@ def environment() -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "module_params": modules.snapshot(),
+        # the VM's receive timestamps held on (a TCG panic otherwise)
+        "netstamp_held": hold_netstamp.held(),
     }
