@@ -67,18 +67,11 @@ done
 # In the VM (--started): ping turns the kernel's receive-timestamp static
 # key on and off at every trial, and each turn patches the receive path while
 # it runs, which under TCG left a stale int3 in __netif_receive_skb_core (the
-# same panic).  A socket that holds the key on from here on (it dies with the
-# guest) means it is patched only once.
+# same panic).  A socket that holds the key on from here on (its holder
+# forks and dies with the guest) means it is patched only once.
 if [ "$vm" = 1 ]; then
-	ready=/run/jersey-netstamp-held # hold_netstamp.READY
-	rm -f "$ready"
-	python3 "$top/testbed/hold_netstamp.py" </dev/null >/dev/null 2>&1 &
-	i=0
-	while [ ! -e "$ready" ] && [ "$i" -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -e "$ready" ] || echo "guest-init: warning: could not hold receive timestamps on" >&2
+	python3 "$top/testbed/hold_netstamp.py" </dev/null >/dev/null 2>&1 ||
+		echo "guest-init: warning: could not hold receive timestamps on" >&2
 fi
 export JERSEY_TOP="$top"
 export PYTHONPATH="$top${PYTHONPATH:+:$PYTHONPATH}"

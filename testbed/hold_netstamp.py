@@ -2,8 +2,9 @@
 
 ``python3 testbed/hold_netstamp.py`` (testbed/guest-init.sh, in the VM only):
 opens a UDP socket with ``SO_TIMESTAMP``, which takes a reference on the
-kernel's ``netstamp_needed_key`` (``net_enable_timestamp()``), creates
-:data:`READY` and sleeps until the guest ends.
+kernel's ``netstamp_needed_key`` (``net_enable_timestamp()``), then forks: the
+child keeps the socket until the guest ends, the parent exits 0, so the key is
+held by the time guest-init.sh goes on.
 
 Without a holder, every ``ping`` of a trial (``SO_TIMESTAMP``) turns that static
 key on when it starts and off when it ends, and each turn patches the receive
@@ -17,21 +18,18 @@ runs it with the system's python3.
 
 from __future__ import annotations
 
-import signal
+import os
 import socket
 import sys
 import time
 from pathlib import Path
 
-READY = Path("/run/jersey-netstamp-held")
 # <asm-generic/socket.h> (x86-64's value); Python's socket module lacks the name
 SO_TIMESTAMP = getattr(socket, "SO_TIMESTAMP", 29)
 
 
 def held() -> bool:
     """A holder is running (every point records it in its environment)."""
-    if not READY.exists():
-        return False
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             if b"hold_netstamp.py" in cmdline.read_bytes():
@@ -44,8 +42,8 @@ def held() -> bool:
 def main() -> int:
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMP, 1)
-    READY.touch()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    if os.fork():
+        return 0  # the child holds the socket
     while sock:
         time.sleep(3600)
     return 0

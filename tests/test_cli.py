@@ -158,7 +158,7 @@ def test_run_writes_into_the_kernels_directory(
 
     monkeypatch.setattr(tcli, "in_vm", in_vm)
     monkeypatch.setattr(tcli, "host_can_load_modules", lambda: False)
-    monkeypatch.setattr(path, "tc_knows", lambda kind, tc=None: True)  # cw: make tc
+    monkeypatch.setattr(path, "tc_knows", lambda kind, tc: True)  # cw: make tc
     assert tcli.main(["run", "--out", str(tmp_path), "--kernel", "6.1", "fig5_11"]) == 0
     assert calls == [(["fig5_11"], tmp_path / "6.1", [])]
     assert (tmp_path / "6.1" / "report.md").exists() and (tmp_path / "report.md").exists()

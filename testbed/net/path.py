@@ -54,13 +54,12 @@ OUR_QDISCS = ("cw", "vcrr")
 
 
 @functools.cache
-def tc_knows(kind: str, tc: str | None = None) -> bool:
-    """``tc`` (default :data:`TC`) parses qdisc ``kind``'s options: ``tc
-    qdisc add dev lo root KIND help`` prints its usage, not "Unknown qdisc"
-    (nothing reaches the kernel)."""
+def tc_knows(kind: str, tc: str) -> bool:
+    """``tc`` parses qdisc ``kind``'s options: ``tc qdisc add dev lo root KIND
+    help`` prints its usage, not "Unknown qdisc" (nothing reaches the kernel)."""
     try:
         r = subprocess.run(
-            [tc or TC, "qdisc", "add", "dev", "lo", "root", kind, "help"],
+            [tc, "qdisc", "add", "dev", "lo", "root", kind, "help"],
             capture_output=True,
             text=True,
             timeout=10,
