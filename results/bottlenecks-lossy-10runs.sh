@@ -10,12 +10,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 K=${1:?kernel series, e.g. 6.12}
+. results/bottlenecks-sets.sh
 case "${2:?gateway: cw-aq or fq_codel-ecn}" in
-cw-aq) GW='{ label = "cw-aq", q = { kind = "cw", mode = "aq" } }' ;;
-fq_codel-ecn) GW='{ label = "fq_codel-ecn", q = { kind = "fq_codel", ecn = true } }' ;;
+cw-aq) GW=$CWAQ ;;
+fq_codel-ecn) GW=$FQ ;;
 *) echo "unknown gateway $2" >&2; exit 2 ;;
 esac
-ALONE='{ label = "alone", ours = 1, cubic = 0, reno = 0, rival = "cubic" }'
-.venv/bin/python -m testbed run bottlenecks --profile accept --kernel "$K" --out results/lossy-10runs \
-	--fresh --set 'exclude=[]' --set "sweep.gw=[$GW]" --set 'sweep.per=[0.05]' \
+bottlenecks_run results/lossy-10runs "$K" --fresh --set "sweep.gw=[$GW]" --set 'sweep.per=[0.05]' \
 	--set "sweep.mix=[$ALONE]" --set 'sweep.ours=["jersey","bbr"]' --set runs=10

@@ -10,21 +10,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 K=${1:?kernel series, e.g. 6.12}
-run() {
-	.venv/bin/python -m testbed run bottlenecks --profile accept --kernel "$K" --out results \
-		--set 'exclude=[]' "$@"
-}
-PFIFO='{ label = "pfifo", q = "pfifo" }'
-CWAQ='{ label = "cw-aq", q = { kind = "cw", mode = "aq" } }'
-VCRR='{ label = "vcrr", q = "vcrr" }'
-FQ='{ label = "fq_codel-ecn", q = { kind = "fq_codel", ecn = true } }'
-ALONE='{ label = "alone", ours = 1, cubic = 0, reno = 0, rival = "cubic" }'
-MIX='{ label = "2+2cubic", ours = 2, cubic = 2, reno = 0, rival = "cubic" }'
+. results/bottlenecks-sets.sh
+run() { bottlenecks_run results "$K" "$@"; }
 # 2 + 2 Reno on the thesis fig 5.11 path (2 Mb/s, 92 ms), every gateway kind, PER 0
 # (--fresh: earlier points of this kernel go, so that every point of the report
 # comes from this commit)
-F511='{ label = "fig5.11", wired_mbit = 10, wired_ms = 45, wireless_mbit = 2, buf = 15 }'
-RENO='{ label = "2+2reno", ours = 2, cubic = 0, reno = 2, rival = "reno" }'
 # 10 runs: the share of one such point spreads over 0.8-1.35 (per-flow windows of
 # 4-10 packets), and Reno against Reno (ours = reno, behind pfifo) shows how far
 # the share of two identical schemes spreads there

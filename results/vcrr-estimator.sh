@@ -10,16 +10,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 K=${1:?kernel series, e.g. 6.12}
-run() {
-	.venv/bin/python -m testbed run bottlenecks --profile accept --kernel "$K" \
-		--out results/vcrr-estimator --set 'exclude=[]' "$@"
-}
-COUNT='{ label = "vcrr", q = "vcrr" }'
+. results/bottlenecks-sets.sh
+run() { bottlenecks_run results/vcrr-estimator "$K" "$@"; }
+COUNT=$VCRR
 TSW='{ label = "vcrr-tsw200", q = { kind = "vcrr", estimator = "tsw", window = "200ms" } }'
-ALONE='{ label = "alone", ours = 1, cubic = 0, reno = 0, rival = "cubic" }'
-MIX='{ label = "2+2cubic", ours = 2, cubic = 2, reno = 0, rival = "cubic" }'
-F511='{ label = "fig5.11", wired_mbit = 10, wired_ms = 45, wireless_mbit = 2, buf = 15 }'
-RENO='{ label = "2+2reno", ours = 2, cubic = 0, reno = 2, rival = "reno" }'
 run --fresh --set "sweep.gw=[$COUNT,$TSW]" --set 'sweep.per=[0.01,0.05]' --set "sweep.mix=[$ALONE]" \
 	--set 'sweep.ours=["jersey","bbr"]'
 run --set "sweep.gw=[$TSW]" --set 'sweep.per=[0]' --set "sweep.mix=[$MIX]" \
