@@ -193,27 +193,32 @@ static void diffc_rto(struct sock *sk)
 	diffc_record(sk, CC_EV_RTO, &d, before);
 }
 
-/* ECE while a held loss is repaired (Recovery, Loss): halve once */
+/*
+ * ECE while a held loss is repaired (Recovery, Loss): halve once.  In
+ * Recovery the window halved is PRR's target (snd_ssthresh, the held
+ * window), not cwnd, which PRR may have taken below it while the lost
+ * segments were out: the trace and the fair increase's gain see the target.
+ */
 static void diffc_late_ece(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct diffc *ca = inet_csk_ca(sk);
-	u32 cwnd = tcp_snd_cwnd(tp);
+	u32 before = tcp_snd_cwnd(tp);
 	struct diffc_decision d;
 
 	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss) {
-		diffc_decide(&d, CC_EV_ECE, true, true, cwnd, tp->snd_ssthresh);
+		diffc_decide(&d, CC_EV_ECE, true, true, before,
+			     tp->snd_ssthresh);
 		d.why = LC_WHY_ECE;
 		cc_glue_set(sk, &ca->g, d.cwnd, d.ssthresh);
 	} else {
-		/* Recovery: snd_ssthresh is the cwnd target of PRR */
-		diffc_decide(&d, CC_EV_ECE, true, true, tp->snd_ssthresh,
-			     tp->snd_ssthresh);
+		before = tp->snd_ssthresh;
+		diffc_decide(&d, CC_EV_ECE, true, true, before, before);
 		d.why = LC_WHY_ECE;
 		cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
 	}
 	cc_glue_ece_answered(sk, &ca->g);
-	diffc_record(sk, CC_EV_ECE, &d, cwnd);
+	diffc_record(sk, CC_EV_ECE, &d, before);
 }
 
 static struct tcp_congestion_ops tcp_diffc_noecn;
