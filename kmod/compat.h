@@ -121,17 +121,31 @@ static inline bool compat_tcp_ecn_ok(const struct tcp_sock *tp)
  *   6.1:   (struct sk_buff *skb, void *location, enum skb_drop_reason reason)
  *   6.11+: (..., enum skb_drop_reason reason, struct sock *rx_sk)
  * (const struct sock * in 7.3).  COMPAT_KFREE_SKB_PROBE(name, fn) defines
- * the probe @name with the kernel's arguments, calling fn(skb);
+ * the probe @name with the kernel's arguments, calling fn(skb, reason);
  * compat_kfree_skb_probe(name, on) registers or unregisters it.  The
  * registration is the untyped one that register_trace_kfree_skb() wraps,
  * so that the const of rx_sk does not matter.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
-#define COMPAT_KFREE_SKB_PROBE(name, fn)				static void name(void *data, struct sk_buff *skb, void *location,			 enum skb_drop_reason reason, const struct sock *rx_sk)	{										fn(skb);							}
+#define COMPAT_KFREE_SKB_PROBE(name, fn)				\
+static void name(void *data, struct sk_buff *skb, void *location,	\
+		 enum skb_drop_reason reason, const struct sock *rx_sk)	\
+{									\
+	fn(skb, reason);						\
+}
 #else
-#define COMPAT_KFREE_SKB_PROBE(name, fn)				static void name(void *data, struct sk_buff *skb, void *location,			 enum skb_drop_reason reason)				{										fn(skb);							}
+#define COMPAT_KFREE_SKB_PROBE(name, fn)				\
+static void name(void *data, struct sk_buff *skb, void *location,	\
+		 enum skb_drop_reason reason)				\
+{									\
+	fn(skb, reason);						\
+}
 #endif
-#define compat_kfree_skb_probe(name, on)					((on) ? tracepoint_probe_register(&__tracepoint_kfree_skb,						  (void *)(name), NULL) :			tracepoint_probe_unregister(&__tracepoint_kfree_skb,						    (void *)(name), NULL))
+#define compat_kfree_skb_probe(name, on)				\
+	((on) ? tracepoint_probe_register(&__tracepoint_kfree_skb,	\
+					  (void *)(name), NULL) :	\
+		tracepoint_probe_unregister(&__tracepoint_kfree_skb,	\
+					    (void *)(name), NULL))
 
 /*
  * Shared by the loss tracepoints (not a version difference): the local

@@ -73,7 +73,8 @@ def test_diffc_holds_on_loss_without_ece_and_halves_on_ece(cc: dict[str, Any]) -
     for e in ece:
         assert e["action"] == "halve"
         b, a = before_after(e)
-        # in Recovery the held PRR target is halved, cwnd may be 1 below it
+        # the window halved: cwnd, or in Recovery the held PRR target (cwnd
+        # itself may be below it there)
         assert abs(a - max(b // 2, 2)) <= 1, e
     # no loss with ECE on its ACK was held
     assert not [e for e in ev if e["ece"] == 1 and e["action"] == "hold"]
@@ -143,16 +144,28 @@ UNDO_COUNTERS = ("TcpExtTCPFullUndo", "TcpExtTCPPartialUndo", "TcpExtTCPDSACKUnd
                  "TcpExtTCPLossUndo", "TcpExtTCPSpuriousRTOs")  # fmt: skip
 
 
+# the receiving TCP's drops of segments it had no room or time for
+RECEIVER_DROPS = ("TcpExtTCPBacklogDrop", "TcpExtTCPOFODrop", "TcpExtTCPRcvQDrop",
+                  "TcpExtTCPZeroWindowDrop")  # fmt: skip
+
+
 def test_oracle_holds_for_the_medium_and_halves_for_the_queue(cc: dict[str, Any]) -> None:
     medium = losses(cc, "oracle_medium", "oracle_loss")
     queue = losses(cc, "oracle_queue", "oracle_loss")
     links = {t: next(x for x in cc["trials"][t]["links"] if x["link"] == "gw->rcv")
              for t in ("oracle_medium", "oracle_queue")}  # fmt: skip
     print(f"oracle: {len(medium)} decisions on medium drops, {len(queue)} on queue drops")
-    # only the medium dropped: every loss held, cwnd kept
+    # only the medium dropped: every loss held, cwnd kept.  The receiving
+    # TCP's own drops (backlog, out-of-order queue: none in most runs) are
+    # no medium's and may be answered; its discards of duplicates, after a
+    # spurious timeout, are no loss and must not be
     assert links["oracle_medium"]["queue_drops"] == 0 and links["oracle_medium"]["air_drops"] > 5
-    assert len(medium) >= 5 and all(e["action"] == "hold" for e in medium), medium[:5]
-    assert all(before_after(e)[1] == before_after(e)[0] for e in medium), medium[:5]
+    nstat = cc["trials"]["oracle_medium"]["nstat"]
+    rcv_drops = sum(nstat["rcv"].get(k, 0) for k in RECEIVER_DROPS)
+    answered = [e for e in medium if e["action"] != "hold"]
+    assert len(medium) >= 5 and len(answered) <= rcv_drops, (answered, nstat)
+    held = [e for e in medium if e["action"] == "hold"]
+    assert all(before_after(e)[1] == before_after(e)[0] for e in held), held[:5]
     # only the queue dropped: every loss answered as Reno would.  A recovery
     # the kernel entered without a drop (reordering, later undone by a DSACK)
     # finds no drop and is held: there are at most as many of those as the

@@ -12,7 +12,9 @@
  * (testbed/net/path.py: the air ports) -- is a corruption loss; one
  * dropped anywhere else (the gateway's queue, any other qdisc, a full
  * backlog) is a congestion drop and goes into the drop table
- * (oracle_table.h: bounded buckets by flow, a spinlock each).
+ * (oracle_table.h: bounded buckets by flow, a spinlock each).  The
+ * receiver's discards of data it already has (the drop reasons of
+ * oracle_not_a_loss()) are no losses at all and stay out of it.
  *
  * Window.  Reno (tcp_reno_cong_avoid), with the decisions of Diff-C-TCP
  * (diffc_core.h) and the shared glue of the modules (cc_glue.h), but the
@@ -112,13 +114,36 @@ static bool oracle_parse(const struct sk_buff *skb, struct oracle_drop *d)
 	return true;
 }
 
-static void oracle_dropped(struct sk_buff *skb)
+/*
+ * A segment the receiving TCP discards because it has its data already (a
+ * spurious retransmission: go-back-N after a timeout the CPU's stall made,
+ * a probe) or because it lies outside the receive window.  Nothing was
+ * lost: the receiver answers with a DSACK, and a later recovery must not
+ * find it in the table.
+ */
+static bool oracle_not_a_loss(enum skb_drop_reason reason)
+{
+	switch (reason) {
+	case SKB_DROP_REASON_TCP_OLD_DATA:
+	case SKB_DROP_REASON_TCP_OFOMERGE:
+	case SKB_DROP_REASON_TCP_INVALID_SEQUENCE:
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	case SKB_DROP_REASON_TCP_OLD_SEQUENCE:
+#endif
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void oracle_dropped(struct sk_buff *skb, enum skb_drop_reason reason)
 {
 	struct oracle_drop d;
 	unsigned long flags;
 	u32 h;
 
-	if (!skb || !oracle_parse(skb, &d) || oracle_on_medium(skb->dev))
+	if (!skb || oracle_not_a_loss(reason) || !oracle_parse(skb, &d) ||
+	    oracle_on_medium(skb->dev))
 		return;
 	h = oracle_hash(&d.flow);
 	spin_lock_irqsave(&oracle_locks[h], flags);
