@@ -431,13 +431,41 @@ static inline u32 cc_min_rtt(const struct tcp_sock *tp)
 }
 
 /*
+ * The window the flow used: @cwnd, or less when the receive window or the
+ * application kept the flow below it (its cwnd may run ahead of anything
+ * it sent, and a queue estimate from it would count segments never sent).
+ */
+static inline u32 cc_window_used(const struct tcp_sock *tp, u32 cwnd)
+{
+	return tp->max_packets_out ? min(cwnd, tp->max_packets_out) : cwnd;
+}
+
+/*
+ * Slow start: cwnd below ssthresh, or in a recovery held for corruption
+ * its target (snd_ssthresh) below the ssthresh kept for after it, where
+ * the target grows by slow start (cc_glue_grow_held()).  PRR keeps cwnd
+ * below snd_ssthresh in every held recovery, slow start or not.
+ */
+static inline bool cc_glue_slow_start(const struct sock *sk,
+				      const struct cc_glue *g)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	if (cc_glue_holding(sk, g))
+		return g->ss_fix && tp->snd_ssthresh < g->ss_after;
+	return tcp_in_slow_start(tp);
+}
+
+/*
  * The round trips of lc_path (lossclass_core.h): .pkts_acked hands every
  * RTT sample to cc_path_rtt() (true when a round ended, *@min its minimum
- * RTT; @bounded: a long round ends by its count too, lc_round_long()),
- * .in_ack_event its CE echoes to cc_path_ack().
+ * RTT; @bounded: a long round ends by its count too, lc_round_long();
+ * @slow_start: the window doubles a round), .in_ack_event its CE echoes to
+ * cc_path_ack().
  */
 static inline bool cc_path_rtt(const struct sock *sk, struct lc_path *p,
-			       s32 rtt_us, u32 *min, bool bounded)
+			       s32 rtt_us, u32 *min, bool bounded,
+			       bool slow_start)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct lc_ack a = {
@@ -446,6 +474,8 @@ static inline bool cc_path_rtt(const struct sock *sk, struct lc_path *p,
 		.delivered	= tp->delivered,
 		.min_rtt_us	= cc_min_rtt(tp),
 		.cwnd		= bounded ? tcp_snd_cwnd(tp) : 0,
+		.slow_start	= slow_start,
+		.limited	= tcp_is_cwnd_limited(sk),
 	};
 
 	return rtt_us > 0 && lc_path_rtt(p, rtt_us, &a, min);
@@ -465,7 +495,8 @@ static inline void cc_path_pkts_acked(struct sock *sk, struct cc_glue *g,
 {
 	u32 min_rtt = cc_min_rtt(tcp_sk(sk)), round_min;
 
-	cc_path_rtt(sk, p, sample->rtt_us, &round_min, true);
+	cc_path_rtt(sk, p, sample->rtt_us, &round_min, true,
+		    cc_glue_slow_start(sk, g));
 	if (!safe)
 		return;
 	cc_glue_grow_held(sk, g, p, min_rtt, sample->pkts_acked,
@@ -532,16 +563,6 @@ static inline void cc_cong_avoid(struct sock *sk, struct cc_glue *g,
 }
 
 /*
- * The window the flow used: @cwnd, or less when the receive window or the
- * application kept the flow below it (its cwnd may run ahead of anything
- * it sent, and a queue estimate from it would count segments never sent).
- */
-static inline u32 cc_window_used(const struct tcp_sock *tp, u32 cwnd)
-{
-	return tp->max_packets_out ? min(cwnd, tp->max_packets_out) : cwnd;
-}
-
-/*
  * The delivery sample of an ACK for a rate estimator: the data newly
  * delivered since the previous ACK (tp->delivered then, in *@delivered,
  * which this advances) and the receiver's timestamp with its tick.
@@ -574,6 +595,9 @@ static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
 
 	in->cwnd = cc_window_used(tp, cwnd);
 	in->slow_start = cwnd < ssthresh;
+	in->round_ss = p->round_ss;
+	in->last_ss = p->last_ss;
+	in->round_delivered = (u16)((u16)tp->delivered - p->round_start);
 	in->delivered = p->delivered;
 	/* an echo of a mark answered by hand is no new signal: the loss is
 	 * judged as any other (held as wireless, a new CE was not seen)

@@ -148,7 +148,7 @@ static void nrlp_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	if (sample->rtt_us <= 0)
 		return;
 	if (ca->round_min && !cc_path_rtt(sk, &ca->round, sample->rtt_us, &rtt,
-					  false))
+					  false, tcp_in_slow_start(tp)))
 		return;
 	nrlp_sample(&ca->pred, rtt, cc_window_used(tp, tcp_snd_cwnd(tp)),
 		    ca->alpha, ca->beta);

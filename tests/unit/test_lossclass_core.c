@@ -24,7 +24,7 @@ static bool rtt_at(struct lc_path *p, u32 rtt, u32 una, u32 nxt, u32 min_rtt,
 		   u32 delivered, u32 *min)
 {
 	struct lc_ack a = { .una = una, .nxt = nxt, .delivered = delivered,
-			    .min_rtt_us = min_rtt };
+			    .min_rtt_us = min_rtt, .limited = true };
 
 	return lc_path_rtt(p, rtt, &a, min);
 }
@@ -34,7 +34,7 @@ static bool rtt_bounded(struct lc_path *p, u32 rtt, u32 una, u32 nxt,
 			u32 min_rtt, u32 delivered, u32 *min)
 {
 	struct lc_ack a = { .una = una, .nxt = nxt, .delivered = delivered,
-			    .min_rtt_us = min_rtt, .cwnd = 40 };
+			    .min_rtt_us = min_rtt, .cwnd = 40, .limited = true };
 
 	return lc_path_rtt(p, rtt, &a, min);
 }
@@ -433,6 +433,90 @@ static void test_synchronised_flows_share(void)
 	CHECK_NEAR(sum_o / n, sum_r / n, 0.1);
 }
 
+/*
+ * Slow start, round by round (segment numbers as sequence numbers, one
+ * segment of iperf3's cookie first): the rounds a lone flow makes, what
+ * each counts, and how a loss is classified along them.
+ */
+static bool ss_ack(struct lc_path *p, u32 una, u32 nxt, u32 delivered,
+		   u32 window, bool slow_start, bool limited)
+{
+	struct lc_ack a = { .una = una, .nxt = nxt, .delivered = delivered,
+			    .min_rtt_us = 40000, .cwnd = window,
+			    .slow_start = slow_start, .limited = limited };
+	u32 min;
+
+	return lc_path_rtt(p, 40000, &a, &min);
+}
+
+/* a loss at @cwnd when @delivered segments were delivered so far */
+static u8 ss_loss(const struct lc_path *p, u32 cwnd, bool slow_start,
+		  u32 delivered)
+{
+	struct lc_input i = {
+		.cwnd = cwnd, .slow_start = slow_start,
+		.round_ss = p->round_ss, .last_ss = p->last_ss,
+		.round_delivered = delivered - p->round_start,
+		.delivered = p->delivered,
+	};
+
+	return lc_congestion(&i, LC_SAFE);
+}
+
+static void test_slow_start_rounds(void)
+{
+	struct lc_path p = { 0 };
+
+	/* the cookie's ACK starts a round that one segment limited */
+	ss_ack(&p, 1, 1, 1, 1, true, false);
+	/* the first ACK of the initial window (10) ends it: not counted */
+	CHECK(ss_ack(&p, 3, 11, 3, 10, true, true));
+	CHECK_CMP(p.delivered, ==, 0);
+	/* a loss in the initial window: unknown, no excess (counted, the
+	 * cookie's round would make it one: 5 > 2 + 2)
+	 */
+	CHECK_CMP(ss_loss(&p, 10, true, 5), ==, LC_WHY_NONE);
+	/* that round ends: 10 delivered, the next begins with 20 */
+	CHECK(ss_ack(&p, 11, 30, 13, 20, true, true));
+	CHECK_CMP(p.delivered, ==, 10);
+	/* late in it, 18 delivered, cwnd 38: half of cwnd (19) exceeds
+	 * 10 + 5, but the round began with 20, twice what the last carried
+	 */
+	CHECK_CMP(ss_loss(&p, 38, true, 31), ==, LC_WHY_NONE);
+	/* slow start ended in that round at a standing queue, cwnd 34: the
+	 * next round compares half of it with the last round's 18
+	 */
+	CHECK(ss_ack(&p, 30, 64, 31, 34, false, true));
+	CHECK_CMP(p.delivered, ==, 18);
+	CHECK(!p.round_ss && p.last_ss);
+	CHECK_CMP(ss_loss(&p, 34, false, 40), ==, LC_WHY_NONE);
+	/* one round later, congestion avoidance: the whole window counts */
+	CHECK(ss_ack(&p, 64, 98, 65, 34, false, true));
+	CHECK_CMP(p.delivered, ==, 34);
+	CHECK(!p.last_ss);
+	CHECK_CMP(ss_loss(&p, 34, false, 70), ==, LC_WHY_NONE);
+	CHECK_CMP(ss_loss(&p, 54, false, 70), ==, LC_WHY_EXCESS);
+}
+
+/*
+ * A policer of 30 segments a round under slow start (held recoveries grow
+ * the window by slow start too): the rounds deliver 30 while the window
+ * each begins with grows; an excess once it is over three times that.
+ */
+static void test_slow_start_policer(void)
+{
+	struct lc_path p = { 0 };
+
+	ss_ack(&p, 0, 40, 0, 40, true, true);
+	CHECK(ss_ack(&p, 40, 110, 30, 70, true, true));
+	CHECK_CMP(p.delivered, ==, 30);
+	CHECK_CMP(ss_loss(&p, 70, true, 30), ==, LC_WHY_NONE);
+	CHECK(ss_ack(&p, 110, 210, 60, 100, true, true));
+	CHECK_CMP(p.delivered, ==, 30);
+	CHECK_CMP(ss_loss(&p, 100, true, 60), ==, LC_WHY_EXCESS);
+	CHECK_CMP(ss_loss(&p, 120, true, 80), ==, LC_WHY_EXCESS);
+}
+
 int main(void)
 {
 	RUN(test_standing_queue);
@@ -446,6 +530,8 @@ int main(void)
 	RUN(test_round_delivered);
 	RUN(test_long_round);
 	RUN(test_classification);
+	RUN(test_slow_start_rounds);
+	RUN(test_slow_start_policer);
 	RUN(test_ai_now);
 	RUN(test_fair_increase);
 	RUN(test_synchronised_flows_share);
