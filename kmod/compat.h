@@ -148,6 +148,21 @@ static void name(void *data, struct sk_buff *skb, void *location,	\
 					    (void *)(name), NULL))
 
 /*
+ * The drop reason of a segment entirely before the receive window (a
+ * duplicate): TCP_OLD_SEQUENCE in the 6.12 kernels and later; 6.1 gives
+ * such segments TCP_INVALID_SEQUENCE, which it shares with those beyond
+ * the window.
+ */
+static inline bool compat_drop_old_sequence(enum skb_drop_reason reason)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	return reason == SKB_DROP_REASON_TCP_OLD_SEQUENCE;
+#else
+	return false;
+#endif
+}
+
+/*
  * Shared by the loss tracepoints (not a version difference): the local
  * time (tcp_clock, CLOCK_MONOTONIC us) of the last transmission of the
  * segment at snd_una, 0 if nothing is outstanding.  testbed/groundtruth.py

@@ -127,12 +127,9 @@ static bool oracle_not_a_loss(enum skb_drop_reason reason)
 	case SKB_DROP_REASON_TCP_OLD_DATA:
 	case SKB_DROP_REASON_TCP_OFOMERGE:
 	case SKB_DROP_REASON_TCP_INVALID_SEQUENCE:
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-	case SKB_DROP_REASON_TCP_OLD_SEQUENCE:
-#endif
 		return true;
 	default:
-		return false;
+		return compat_drop_old_sequence(reason);
 	}
 }
 
