@@ -431,16 +431,6 @@ static inline u32 cc_min_rtt(const struct tcp_sock *tp)
 }
 
 /*
- * The window the flow used: @cwnd, or less when the receive window or the
- * application kept the flow below it (its cwnd may run ahead of anything
- * it sent, and a queue estimate from it would count segments never sent).
- */
-static inline u32 cc_window_used(const struct tcp_sock *tp, u32 cwnd)
-{
-	return tp->max_packets_out ? min(cwnd, tp->max_packets_out) : cwnd;
-}
-
-/*
  * Slow start: cwnd below ssthresh, or in a recovery held for corruption
  * its target (snd_ssthresh) below the ssthresh kept for after it, where
  * the target grows by slow start (cc_glue_grow_held()).  PRR keeps cwnd
@@ -563,6 +553,16 @@ static inline void cc_cong_avoid(struct sock *sk, struct cc_glue *g,
 }
 
 /*
+ * The window the flow used: @cwnd, or less when the receive window or the
+ * application kept the flow below it (its cwnd may run ahead of anything
+ * it sent, and a queue estimate from it would count segments never sent).
+ */
+static inline u32 cc_window_used(const struct tcp_sock *tp, u32 cwnd)
+{
+	return tp->max_packets_out ? min(cwnd, tp->max_packets_out) : cwnd;
+}
+
+/*
  * The delivery sample of an ACK for a rate estimator: the data newly
  * delivered since the previous ACK (tp->delivered then, in *@delivered,
  * which this advances) and the receiver's timestamp with its tick.
@@ -597,7 +597,7 @@ static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
 	in->slow_start = cwnd < ssthresh;
 	in->round_ss = p->round_ss;
 	in->last_ss = p->last_ss;
-	in->round_delivered = (u16)((u16)tp->delivered - p->round_start);
+	in->round_delivered = lc_round_delivered(p, tp->delivered);
 	in->delivered = p->delivered;
 	/* an echo of a mark answered by hand is no new signal: the loss is
 	 * judged as any other (held as wireless, a new CE was not seen)

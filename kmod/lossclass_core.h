@@ -212,6 +212,12 @@ static inline bool lc_round_long(u32 n, u32 cwnd)
 	return cwnd && n > 2 * cwnd;
 }
 
+/* segments delivered in the round under way, @delivered: tp->delivered */
+static inline u32 lc_round_delivered(const struct lc_path *p, u32 delivered)
+{
+	return (u16)((u16)delivered - p->round_start);
+}
+
 /* a round begins at @a: it ends when snd_una passes today's snd_nxt */
 static inline void lc_round_begin(struct lc_path *p, const struct lc_ack *a)
 {
@@ -243,7 +249,7 @@ static inline bool lc_path_rtt(struct lc_path *p, u32 rtt_us,
 		lc_round_begin(p, a);
 		return false;
 	}
-	n = (u16)((u16)a->delivered - p->round_start);
+	n = lc_round_delivered(p, a->delivered);
 	by_count = (s32)(a->una - p->round_end) < 0;
 	if (by_count && !lc_round_long(n, a->cwnd))
 		return false;

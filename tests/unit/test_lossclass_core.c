@@ -456,7 +456,7 @@ static u8 ss_loss(const struct lc_path *p, u32 cwnd, bool slow_start,
 	struct lc_input i = {
 		.cwnd = cwnd, .slow_start = slow_start,
 		.round_ss = p->round_ss, .last_ss = p->last_ss,
-		.round_delivered = delivered - p->round_start,
+		.round_delivered = lc_round_delivered(p, delivered),
 		.delivered = p->delivered,
 	};
 
