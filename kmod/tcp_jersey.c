@@ -285,20 +285,22 @@ static void jersey_rto(struct sock *sk)
 
 /*
  * ECE while in Recovery or Loss, where the kernel does not react to it.  In
- * Recovery snd_ssthresh is the cwnd target of PRR; in the safe mode the
- * decision is taken against the ssthresh to come after it (ss_after), so
- * that in a held slow start an ECE lowers only that, as an ECE in slow
- * start does.
+ * Recovery the window reduced is PRR's target (snd_ssthresh, the held
+ * window), not cwnd, which PRR may have taken below it while the lost
+ * segments were out: the trace and the fair increase's gain see the target.
+ * In the safe mode the decision is taken against the ssthresh to come after
+ * it (ss_after), so that in a held slow start an ECE lowers only that, as an
+ * ECE in slow start does.
  */
 static void jersey_late_ece(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct jersey *ca = inet_csk_ca(sk);
-	u32 cwnd = tcp_snd_cwnd(tp);
+	u32 before = tcp_snd_cwnd(tp);
 	struct jersey_decision d;
 
 	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss) {
-		jersey_decide_now(sk, &d, CC_EV_ECE, cwnd, tp->snd_ssthresh);
+		jersey_decide_now(sk, &d, CC_EV_ECE, before, tp->snd_ssthresh);
 		cc_glue_set(sk, &ca->g, d.cwnd, d.ssthresh);
 	} else {
 		/* paper: decided as in congestion avoidance (the thesis has
@@ -307,12 +309,13 @@ static void jersey_late_ece(struct sock *sk)
 		u32 after = ca->classify == LC_SAFE && ca->g.ss_fix ?
 			    ca->g.ss_after : tp->snd_ssthresh;
 
-		jersey_decide_now(sk, &d, CC_EV_ECE, tp->snd_ssthresh, after);
+		before = tp->snd_ssthresh;
+		jersey_decide_now(sk, &d, CC_EV_ECE, before, after);
 		cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
 	}
 	cc_glue_ece_answered(sk, &ca->g);
-	jersey_responded(sk, cwnd, min3(d.cwnd, d.ssthresh, cwnd));
-	jersey_record(sk, CC_EV_ECE, &d, cwnd);
+	jersey_responded(sk, before, min3(d.cwnd, d.ssthresh, before));
+	jersey_record(sk, CC_EV_ECE, &d, before);
 }
 
 static struct tcp_congestion_ops tcp_jersey_noecn;
