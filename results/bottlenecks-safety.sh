@@ -3,33 +3,53 @@
 # table comes from, 5 runs each (the fig 5.11 Reno mixes 10), on one kernel (6.12 or 6.1): the accept
 # profile's rows that the criteria name, and 2 + 2 Reno on the thesis fig 5.11
 # path:
-#   bash results/bottlenecks-safety.sh 6.12
-# (about 110 min on TCG: 270 runs of 30 s, two at a time; the 2 Mb/s fig 5.11
-# points four at a time, every lone flow one at a time)
+#   bash results/bottlenecks-safety.sh 6.12 [PART...]
+# PART picks the rows (all four by default): reno (2 + 2 Reno on the fig 5.11
+# path), droptail (a lone flow on the drop-tail queue, PER 0 and 1 %), cubic
+# (2 + 2 Cubic behind every gateway kind), lossy (a lone lossy flow behind the
+# marking gateways); e.g. after a change to what an ECE does, which a path
+# without marks never sees: bash results/bottlenecks-safety.sh 6.12 reno cubic lossy
+# (all four: about 110 min on TCG, 270 runs of 30 s, two at a time; the 2 Mb/s
+# fig 5.11 points four at a time, every lone flow one at a time)
 # then: .venv/bin/python -m testbed report bottlenecks --out results
 set -euo pipefail
 cd "$(dirname "$0")/.."
 K=${1:?kernel series, e.g. 6.12}
+shift
+PARTS=${*:-reno droptail cubic lossy}
+for p in $PARTS; do
+	case $p in
+	reno | droptail | cubic | lossy) ;;
+	*) echo "unknown part $p (reno, droptail, cubic, lossy)" >&2; exit 2 ;;
+	esac
+done
+want() { [[ " $PARTS " == *" $1 "* ]]; }
 . results/bottlenecks-sets.sh
-run() { bottlenecks_run results "$K" "$@"; }
+# the first run of the sitting starts afresh: earlier points of this kernel go,
+# so that every point of the report comes from this commit
+FRESH=(--fresh)
+run() {
+	bottlenecks_run results "$K" "${FRESH[@]}" "$@"
+	FRESH=()
+}
 # 2 + 2 Reno on the thesis fig 5.11 path (2 Mb/s, 92 ms), every gateway kind, PER 0
-# (--fresh: earlier points of this kernel go, so that every point of the report
-# comes from this commit)
 # 10 runs: the share of one such point spreads over 0.8-1.35 (per-flow windows of
 # 4-10 packets), and Reno against Reno (ours = reno, behind pfifo) shows how far
 # the share of two identical schemes spreads there
-run --fresh --set "sweep.path=[$F511]" --set "sweep.gw=[$PFIFO,$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0]' \
+if want reno; then
+run --set "sweep.path=[$F511]" --set "sweep.gw=[$PFIFO,$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0]' \
 	--set "sweep.mix=[$RENO]" --set 'sweep.ours=["jersey","diffc"]' --set parallel=4 --set runs=10
 run --set "sweep.path=[$F511]" --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0]' \
 	--set "sweep.mix=[$RENO]" --set 'sweep.ours=["reno"]' --set parallel=4 --set runs=10
+fi
 # drop-tail alone, PER 0 and 1 % (a lone flow on the 20 Mb/s path runs one
 # trial at a time: the scenario's override)
-run --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0,0.01]' --set "sweep.mix=[$ALONE]" \
+want droptail && run --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0,0.01]' --set "sweep.mix=[$ALONE]" \
 	--set 'sweep.ours=["jersey","diffc","cubic","bbr"]'
 # 2 + 2 cubic behind every gateway kind, PER 0; Reno in jersey's place shows
 # the share the kernel's own Reno takes from Cubic under the same marks (1.13-1.26
 # behind cw aq on 6.12, where diffc, which answers an ECE as Reno does, took 1.02-1.26)
-run --set "sweep.gw=[$PFIFO,$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0]' --set "sweep.mix=[$MIX]" \
+want cubic && run --set "sweep.gw=[$PFIFO,$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0]' --set "sweep.mix=[$MIX]" \
 	--set 'sweep.ours=["jersey","diffc","reno"]'
 # one lossy flow behind the marking gateways, PER 1 % and 5 %, one trial at a
 # time as well (two at a time, bbr made 15.7-17.6 Mb/s there against 18.0-18.1
@@ -37,5 +57,5 @@ run --set "sweep.gw=[$PFIFO,$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0]' --set "sweep
 # rate, which holds a sender that honours the marks below what bbr (which
 # ignores them) takes, so gamma 1 shows what jersey makes of the whole link
 VCRR1='{ label = "vcrr-gamma1", q = { kind = "vcrr", gamma = 1.0 } }'
-run --set "sweep.gw=[$CWAQ,$VCRR,$VCRR1,$FQ]" --set 'sweep.per=[0.01,0.05]' --set "sweep.mix=[$ALONE]" \
+want lossy && run --set "sweep.gw=[$CWAQ,$VCRR,$VCRR1,$FQ]" --set 'sweep.per=[0.01,0.05]' --set "sweep.mix=[$ALONE]" \
 	--set 'sweep.ours=["jersey","bbr"]'
