@@ -144,26 +144,30 @@ UNDO_COUNTERS = ("TcpExtTCPFullUndo", "TcpExtTCPPartialUndo", "TcpExtTCPDSACKUnd
                  "TcpExtTCPLossUndo", "TcpExtTCPSpuriousRTOs")  # fmt: skip
 
 
-# the receiving TCP's drops of segments it had no room or time for
-RECEIVER_DROPS = ("TcpExtTCPBacklogDrop", "TcpExtTCPOFODrop", "TcpExtTCPRcvQDrop",
-                  "TcpExtTCPZeroWindowDrop")  # fmt: skip
-
-
 def test_oracle_holds_for_the_medium_and_halves_for_the_queue(cc: dict[str, Any]) -> None:
     medium = losses(cc, "oracle_medium", "oracle_loss")
     queue = losses(cc, "oracle_queue", "oracle_loss")
     links = {t: next(x for x in cc["trials"][t]["links"] if x["link"] == "gw->rcv")
              for t in ("oracle_medium", "oracle_queue")}  # fmt: skip
     print(f"oracle: {len(medium)} decisions on medium drops, {len(queue)} on queue drops")
-    # only the medium dropped: every loss held, cwnd kept.  The receiving
-    # TCP's own drops (backlog, out-of-order queue: none in most runs) are
-    # no medium's and may be answered; its discards of duplicates, after a
-    # spurious timeout, are no loss and must not be
-    assert links["oracle_medium"]["queue_drops"] == 0 and links["oracle_medium"]["air_drops"] > 5
-    nstat = cc["trials"]["oracle_medium"]["nstat"]
-    rcv_drops = sum(nstat["rcv"].get(k, 0) for k in RECEIVER_DROPS)
+    # only the medium dropped: every loss held, cwnd kept.  A drop anywhere
+    # else is a congestion drop the table records (oracle_drop: the receiving
+    # TCP's backlog or out-of-order queue when the guest's CPU falls behind,
+    # none in most runs) and may be answered, if it came before the decision;
+    # the receiver's discards of duplicates, after a spurious timeout, are no
+    # loss and stay out of the table.  The out-of-order queue the receiver
+    # frees when the connection closes is recorded too, after the last
+    # decision (6.1: 26 such, reason "not specified", no device)
+    m = links["oracle_medium"]
+    assert m["queue_drops"] == 0 and m["air_drops"] > 5
+    assert len(medium) >= 5
+    recorded = losses(cc, "oracle_medium", "oracle_drop")
+    during = [r for r in recorded if r["t"] <= medium[-1]["t"]]
+    print(f"oracle: {len(during)} drops recorded beside {m['air_drops']} of the medium's")
+    assert len(during) * 4 < m["air_drops"], during[:5]
     answered = [e for e in medium if e["action"] != "hold"]
-    assert len(medium) >= 5 and len(answered) <= rcv_drops, (answered, nstat)
+    unexplained = [e for e in answered if not any(r["t"] < e["t"] for r in during)]
+    assert not unexplained and len(answered) <= len(during), (answered, during)
     held = [e for e in medium if e["action"] == "hold"]
     assert all(before_after(e)[1] == before_after(e)[0] for e in held), held[:5]
     # only the queue dropped: every loss answered as Reno would.  A recovery
@@ -174,6 +178,8 @@ def test_oracle_holds_for_the_medium_and_halves_for_the_queue(cc: dict[str, Any]
     # retransmissions alone can fall one short of the drops: 44 for 45 seen)
     q = links["oracle_queue"]
     assert q["air_drops"] == 0 and q["queue_drops"] > 0
+    # the table saw every drop of the queue
+    assert len(losses(cc, "oracle_queue", "oracle_drop")) >= q["queue_drops"]
     src = cc["trials"]["oracle_queue"]["nstat"]["src"]
     undone = sum(src.get(k, 0) for k in UNDO_COUNTERS)
     spurious = max(0, src.get("TcpRetransSegs", 0) - q["queue_drops"]) + undone

@@ -25,8 +25,9 @@
  * the cwnd before it).  Local congestion (our own qdisc refused a packet)
  * halves.  Recovery entered during a halving CWR keeps that halving.
  *
- * Tracepoint oracle:oracle_loss (trace_oracle.h), one per decision, in
- * the format of the modules' loss events.
+ * Tracepoints (trace_oracle.h): oracle:oracle_loss, one per decision, in
+ * the format of the modules' loss events; oracle:oracle_drop, one per
+ * drop recorded, with the kernel's reason for it.
  */
 #define pr_fmt(fmt) "tcp_oracle: " fmt
 
@@ -146,6 +147,7 @@ static void oracle_dropped(struct sk_buff *skb, enum skb_drop_reason reason)
 	spin_lock_irqsave(&oracle_locks[h], flags);
 	oracle_record(&oracle_table[h], &d);
 	spin_unlock_irqrestore(&oracle_locks[h], flags);
+	trace_oracle_drop(&d, reason, skb->dev ? skb->dev->ifindex : 0);
 }
 
 COMPAT_KFREE_SKB_PROBE(oracle_kfree_skb, oracle_dropped);

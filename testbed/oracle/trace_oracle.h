@@ -5,6 +5,7 @@
  *   oracle:oracle_loss   one per decision: ECE halving, loss (3rd DUPACK,
  *                        TLP repair), RTO or local congestion, held (no
  *                        queue dropped anything outstanding) or halved/reset
+ *   oracle:oracle_drop   one per congestion drop recorded in the table
  *
  * The same fields as every loss event of kmod/ (trace_cc.h), so that the
  * testbed's accuracy check reads it too: the oracle's is 1 by construction
@@ -20,6 +21,7 @@
 #include "compat.h"
 #include "trace_cc.h"
 #include "diffc_core.h"
+#include "oracle_table.h"
 
 CC_TRACE_DEFINE_EVENTS;
 TRACE_DEFINE_ENUM(DIFFC_HOLD);
@@ -49,6 +51,47 @@ TRACE_EVENT(oracle_loss,
 	),
 
 	TP_printk(CC_TP_LOSS_FMT("action"), CC_TP_LOSS_ARGS(show_oracle_action))
+);
+
+/*
+ * oracle:oracle_drop   one per drop the table records: a data segment
+ *                      dropped anywhere but on the medium (a queue, a
+ *                      backlog, the receiving TCP), with the kernel's drop
+ *                      reason (enum skb_drop_reason of the running kernel)
+ *                      and the device's ifindex (0: none)
+ */
+TRACE_EVENT(oracle_drop,
+
+	TP_PROTO(const struct oracle_drop *d, u32 reason, int ifindex),
+
+	TP_ARGS(d, reason, ifindex),
+
+	TP_STRUCT__entry(
+		__field(__u32, saddr)
+		__field(__u32, daddr)
+		__field(__u16, sport)
+		__field(__u16, dport)
+		__field(__u32, seq)
+		__field(__u32, end)
+		__field(__u32, reason)
+		__field(int, ifindex)
+	),
+
+	TP_fast_assign(
+		__entry->saddr = d->flow.saddr;
+		__entry->daddr = d->flow.daddr;
+		__entry->sport = ntohs((__force __be16)d->flow.sport);
+		__entry->dport = ntohs((__force __be16)d->flow.dport);
+		__entry->seq = d->seq;
+		__entry->end = d->end;
+		__entry->reason = reason;
+		__entry->ifindex = ifindex;
+	),
+
+	TP_printk("src=%pI4:%u dest=%pI4:%u seq=%u end=%u reason=%u ifindex=%d",
+		  &__entry->saddr, __entry->sport, &__entry->daddr,
+		  __entry->dport, __entry->seq, __entry->end, __entry->reason,
+		  __entry->ifindex)
 );
 
 #endif /* _TRACE_ORACLE_H */

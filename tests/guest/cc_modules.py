@@ -49,7 +49,13 @@ from tests.guest.modcycle import TCP_CONGESTION, in_ns
 
 CCS = {"diffc": "tcp_diffc", "newrenolp": "tcp_newrenolp", "balde": "tcp_balde",
        "oracle": "tcp_oracle"}  # fmt: skip
-EVENTS = ["diffc/diffc_loss", "newrenolp/newrenolp_loss", "balde/balde_loss", "oracle/oracle_loss"]
+EVENTS = [
+    "diffc/diffc_loss",
+    "newrenolp/newrenolp_loss",
+    "balde/balde_loss",
+    "oracle/oracle_loss",
+    "oracle/oracle_drop",
+]
 ECN = {"src": {"net.ipv4.tcp_ecn": "1"}}
 NO_ECN = {"src": {"net.ipv4.tcp_ecn": "0"}}
 
