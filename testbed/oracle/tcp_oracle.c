@@ -134,20 +134,35 @@ static bool oracle_not_a_loss(enum skb_drop_reason reason)
 	}
 }
 
+/*
+ * The device a segment was dropped on, or NULL.  None for a segment the
+ * receiving TCP held (charged to its socket by skb_set_owner_r()): its
+ * out-of-order queue is an rbtree whose node shares skb->dev's memory, so
+ * that a segment pruned from it (tcp_prune_ofo_queue()) carries a left
+ * child's address there, not a device.
+ */
+static const struct net_device *oracle_drop_dev(const struct sk_buff *skb)
+{
+	return skb->destructor == sock_rfree ? NULL : skb->dev;
+}
+
 static void oracle_dropped(struct sk_buff *skb, enum skb_drop_reason reason)
 {
+	const struct net_device *dev;
 	struct oracle_drop d;
 	unsigned long flags;
 	u32 h;
 
-	if (!skb || oracle_not_a_loss(reason) || !oracle_parse(skb, &d) ||
-	    oracle_on_medium(skb->dev))
+	if (!skb || oracle_not_a_loss(reason) || !oracle_parse(skb, &d))
+		return;
+	dev = oracle_drop_dev(skb);
+	if (oracle_on_medium(dev))
 		return;
 	h = oracle_hash(&d.flow);
 	spin_lock_irqsave(&oracle_locks[h], flags);
 	oracle_record(&oracle_table[h], &d);
 	spin_unlock_irqrestore(&oracle_locks[h], flags);
-	trace_oracle_drop(&d, reason, skb->dev ? skb->dev->ifindex : 0);
+	trace_oracle_drop(&d, reason, dev ? dev->ifindex : 0);
 }
 
 COMPAT_KFREE_SKB_PROBE(oracle_kfree_skb, oracle_dropped);

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tracepoint of the testbed's oracle congestion control (system "oracle"):
+ * Tracepoints of the testbed's oracle congestion control (system "oracle"):
  *
  *   oracle:oracle_loss   one per decision: ECE halving, loss (3rd DUPACK,
  *                        TLP repair), RTO or local congestion, held (no
  *                        queue dropped anything outstanding) or halved/reset
  *   oracle:oracle_drop   one per congestion drop recorded in the table
  *
- * The same fields as every loss event of kmod/ (trace_cc.h), so that the
- * testbed's accuracy check reads it too: the oracle's is 1 by construction
- * unless its drop table missed a drop.
+ * oracle_loss has the same fields as every loss event of kmod/
+ * (trace_cc.h), so that the testbed's accuracy check reads it too: the
+ * oracle's is 1 by construction unless its drop table missed a drop.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM oracle
@@ -57,8 +57,10 @@ TRACE_EVENT(oracle_loss,
  * oracle:oracle_drop   one per drop the table records: a data segment
  *                      dropped anywhere but on the medium (a queue, a
  *                      backlog, the receiving TCP), with the kernel's drop
- *                      reason (enum skb_drop_reason of the running kernel)
- *                      and the device's ifindex (0: none)
+ *                      reason (enum skb_drop_reason of the running kernel:
+ *                      its number, whose meaning differs between kernels)
+ *                      and the device's ifindex in its namespace (0: none,
+ *                      or a segment the receiving TCP held)
  */
 TRACE_EVENT(oracle_drop,
 
