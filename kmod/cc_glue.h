@@ -203,17 +203,25 @@ static inline void cc_glue_state_done(struct cc_glue *g)
 
 /*
  * During CWR/Recovery PRR steers cwnd to snd_ssthresh and sets cwnd =
- * snd_ssthresh when the reduction ends; then ssthresh becomes @ssthresh
+ * snd_ssthresh when the reduction ends; then ssthresh becomes @ssthresh.
+ * The reduction holds the window if @cwnd is no lower than the window
+ * @before it (cc_glue_reduce_to(): the socket's cwnd).
  */
-static inline void cc_glue_reduce_to(struct sock *sk, struct cc_glue *g,
-				     u32 cwnd, u32 ssthresh)
+static inline void cc_glue_reduce_from(struct sock *sk, struct cc_glue *g,
+				       u32 before, u32 cwnd, u32 ssthresh)
 {
 	g->ss_after = cc_max_u32(ssthresh, CC_SSTHRESH_MIN);
 	tcp_sk(sk)->snd_ssthresh = cc_max_u32(cwnd, CC_SSTHRESH_MIN);
 	g->ss_fix = 1;
-	g->held = cwnd >= tcp_snd_cwnd(tcp_sk(sk));
+	g->held = cwnd >= before;
 	if (!g->held)		/* a congestion response starts afresh */
 		g->grow = 0;
+}
+
+static inline void cc_glue_reduce_to(struct sock *sk, struct cc_glue *g,
+				     u32 cwnd, u32 ssthresh)
+{
+	cc_glue_reduce_from(sk, g, tcp_snd_cwnd(tcp_sk(sk)), cwnd, ssthresh);
 }
 
 /*

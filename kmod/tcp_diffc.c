@@ -197,7 +197,8 @@ static void diffc_rto(struct sock *sk)
  * ECE while a held loss is repaired (Recovery, Loss): halve once.  In
  * Recovery the window halved is PRR's target (snd_ssthresh, the held
  * window), not cwnd, which PRR may have taken below it while the lost
- * segments were out: the trace and the fair increase's gain see the target.
+ * segments were out: the trace, the fair increase's gain and the hold
+ * (a target lowered is a response, not a held window) see the target.
  */
 static void diffc_late_ece(struct sock *sk)
 {
@@ -215,7 +216,7 @@ static void diffc_late_ece(struct sock *sk)
 		before = tp->snd_ssthresh;
 		diffc_decide(&d, CC_EV_ECE, true, true, before, before);
 		d.why = LC_WHY_ECE;
-		cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
+		cc_glue_reduce_from(sk, &ca->g, before, d.cwnd, d.ssthresh);
 	}
 	cc_glue_ece_answered(sk, &ca->g);
 	diffc_record(sk, CC_EV_ECE, &d, before);

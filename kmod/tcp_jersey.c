@@ -287,7 +287,8 @@ static void jersey_rto(struct sock *sk)
  * ECE while in Recovery or Loss, where the kernel does not react to it.  In
  * Recovery the window reduced is PRR's target (snd_ssthresh, the held
  * window), not cwnd, which PRR may have taken below it while the lost
- * segments were out: the trace and the fair increase's gain see the target.
+ * segments were out: the trace, the fair increase's gain and the hold
+ * (a target lowered is a response, not a held window) see the target.
  * In the safe mode the decision is taken against the ssthresh to come after
  * it (ss_after), so that in a held slow start an ECE lowers only that, as an
  * ECE in slow start does.
@@ -311,7 +312,7 @@ static void jersey_late_ece(struct sock *sk)
 
 		before = tp->snd_ssthresh;
 		jersey_decide_now(sk, &d, CC_EV_ECE, before, after);
-		cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
+		cc_glue_reduce_from(sk, &ca->g, before, d.cwnd, d.ssthresh);
 	}
 	cc_glue_ece_answered(sk, &ca->g);
 	jersey_responded(sk, before, min3(d.cwnd, d.ssthresh, before));
