@@ -1,11 +1,12 @@
-"""The jersey congestion control on both Debian kernels (one VM boot each).
+"""The jersey congestion control on both Debian kernels (in the shared boot).
 
-In the VM: tests.guest.jersey_module (parameters, selection, ECN negotiation and
-fallback, ss, tracepoints), tests.guest.modcycle (rmmod while in use, 100
-load/unload cycles (30 in make check) with traffic, kernel log) and one run of the acceptance
-experiment testbed.experiments.jersey_loss_differentiation (the full acceptance is three runs; see
-README "Results").  Single-run goodputs vary, so the assertions here keep
-margins; the measured numbers are printed and kept in results/tests/.
+In the VM (conftest.SHARED_BOOT): tests.guest.jersey_module (parameters,
+selection, ECN negotiation and fallback, ss, tracepoints),
+tests.guest.modcycle (rmmod while in use, 100 load/unload cycles (30 in make
+check) with traffic, kernel log) and one run of the acceptance experiment
+testbed.experiments.jersey_loss_differentiation (the full acceptance is three
+runs; see README "Results").  Single-run goodputs vary, so the assertions here
+keep margins; the measured numbers are printed and kept in results/tests/.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import KERNELS, MOD_CYCLES, PY, RESULTS, run_in_vm
+from tests.conftest import KERNELS, MOD_CYCLES, shared_json
 
 pytestmark = pytest.mark.vm
 
@@ -23,25 +24,9 @@ pytestmark = pytest.mark.vm
 @pytest.fixture(scope="module", params=KERNELS)
 def jersey(request: pytest.FixtureRequest) -> dict[str, Any]:
     kernel = request.param
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    files = {k: RESULTS / f"jersey-{k}-{kernel}.json" for k in ("check", "cycle", "accept")}
-    for f in files.values():
-        f.unlink(missing_ok=True)
-    script = " && ".join(
-        [
-            f"{PY} -m tests.guest.jersey_module --out {files['check']} >/dev/null",
-            f"{PY} -m tests.guest.modcycle --out {files['cycle']} --module tcp_jersey --cc jersey"
-            f" --cycles {MOD_CYCLES} >/dev/null",
-            f"{PY} -m testbed.experiments.jersey_loss_differentiation --runs 1"
-            f" --out {files['accept']} >/dev/null",
-        ]
-    )
-    rc, wall, log = run_in_vm(kernel, ["sh", "-c", script], timeout=600)
-    missing = [k for k, f in files.items() if not f.exists()]
-    if missing:
-        pytest.fail(f"jersey in VM ({kernel}) exit {rc}, no {missing}:\n{log[-4000:]}")
-    print(f"{kernel}: {wall:.0f} s in the VM")
-    return {k: json.loads(f.read_text()) for k, f in files.items()} | {"rc": rc}
+    docs = {k: shared_json(kernel, f"jersey-{k}") for k in ("check", "cycle", "accept")}
+    print(f"{kernel}: {docs['check']['vm_wall_s']:.0f} s in the shared boot")
+    return docs
 
 
 def test_bad_parameters_are_refused(jersey: dict[str, Any]) -> None:

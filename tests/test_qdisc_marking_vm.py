@@ -1,44 +1,30 @@
 """cw and vcrr mark exactly as specified, checked against their queue traces.
 
-One VM boot per kernel runs tests.guest.qdisc_marking (a jersey ECN flow and a
-non-ECT UDP flow through cw aq, cw pq and vcrr, with the per-packet
-tracepoints on) and tests.guest.modcycle for both qdiscs (busy module, 100
-load/unload cycles (30 in make check) with traffic, kernel log, slab).
+The shared boot of each kernel (conftest.SHARED_BOOT) runs
+tests.guest.qdisc_marking (a jersey ECN flow and a non-ECT UDP flow through cw
+aq, cw pq and vcrr, with the per-packet tracepoints on) and
+tests.guest.modcycle for both qdiscs (busy module, 100 load/unload cycles (30
+in make check) with traffic, kernel log, slab).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
-from tests.conftest import KERNELS, MOD_CYCLES, PY, RESULTS, run_in_vm
+from tests.conftest import KERNELS, MOD_CYCLES, QDISC_CYCLES, shared_json
 
 pytestmark = pytest.mark.vm
-CYCLES = {"sch_cw": "cw limit 50 thresh 5", "sch_vcrr": "vcrr rate 10mbit limit 50"}
+CYCLES = QDISC_CYCLES
 
 
 @pytest.fixture(scope="module", params=KERNELS)
 def qdiscs(request: pytest.FixtureRequest) -> dict[str, Any]:
     kernel = request.param
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    files = {"check": RESULTS / f"qdisc-check-{kernel}.json"}
-    files |= {m: RESULTS / f"qdisc-cycle-{m}-{kernel}.json" for m in CYCLES}
-    for f in files.values():
-        f.unlink(missing_ok=True)
-    cmds = [f"{PY} -m tests.guest.qdisc_marking --out {files['check']} >/dev/null"]
-    cmds += [
-        f"{PY} -m tests.guest.modcycle --out {files[m]} --module {m} --qdisc '{q}'"
-        f" --cycles {MOD_CYCLES} >/dev/null"
-        for m, q in CYCLES.items()
-    ]
-    rc, wall, log = run_in_vm(kernel, ["sh", "-c", " && ".join(cmds)], timeout=900)
-    missing = [k for k, f in files.items() if not f.exists()]
-    if missing:
-        pytest.fail(f"qdisc checks in VM ({kernel}) exit {rc}, no {missing}:\n{log[-4000:]}")
-    print(f"{kernel}: {wall:.0f} s in the VM")
-    return {k: json.loads(f.read_text()) for k, f in files.items()}
+    docs = {"check": shared_json(kernel, "qdisc-check")}
+    docs |= {m: shared_json(kernel, f"qdisc-cycle-{m}") for m in CYCLES}
+    return docs
 
 
 @pytest.mark.parametrize("gateway", ["cw_aq", "cw_pq", "cw_pq_gso"])

@@ -1,25 +1,27 @@
-"""Scripted-peer tests of the congestion-control modules' reactions, on both kernels.
+"""Scripted-peer tests of the congestion-control modules' reactions, on every kernel.
 
-One VM boot per kernel (6.1, 6.12 and the newest, 7.3: testbed/kernels.txt)
-runs every script of tests/scripted/<module>/ (see tests/scripted/peer.py for
-the language); each script is then one test here, failing with the step that
-did not hold and the packet log.
+On 6.1 and 6.12 every script of tests/scripted/<module>/ (see
+tests/scripted/peer.py for the language) runs in the shared boot of its kernel
+(conftest.SHARED_BOOT); on the newest, 7.3 (testbed/kernels.txt), one boot runs
+jersey's and diffc's.  Each script is then one test here, failing with the
+step that did not hold and the packet log.
 """
 
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import MODULE_KERNELS, PY, RESULTS, TOP, run_in_vm
+from tests.conftest import KERNELS, MODULE_KERNELS, SCRIPTED, scripts, vm_json
 from tests.scripted.peer import parse
 
-SCRIPTS = sorted((TOP / "tests" / "scripted").glob("*/*.pkt"))
+SCRIPTS = sorted(SCRIPTED.glob("*/*.pkt"))
 MODULES = ("jersey", "diffc", "newrenolp", "balde")
+# (kernel, script relative to tests/scripted) for every script each kernel runs
+CASES = [(k, Path(s).relative_to(SCRIPTED).as_posix()) for k in MODULE_KERNELS for s in scripts(k)]
 
 
 def test_every_script_parses() -> None:
@@ -32,25 +34,24 @@ def test_each_module_has_its_scripts() -> None:
         assert len([s for s in SCRIPTS if s.parent.name == m]) >= 8, m
 
 
-@pytest.fixture(scope="module", params=MODULE_KERNELS)
+def test_newer_kernels_run_the_scripts_of_jersey_and_diffc() -> None:
+    for k in MODULE_KERNELS:
+        ran = {Path(s).parent.name for s in scripts(k)}
+        assert ran == (set(MODULES) if k in KERNELS else {"jersey", "diffc"}), (k, ran)
+
+
+@pytest.fixture(scope="module")
 def scripted(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Every script of one kernel in its VM (on KERNELS, in the shared boot)."""
     kernel = request.param
-    out = RESULTS / f"scripted-{kernel}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.unlink(missing_ok=True)
-    argv = [PY, "-m", "tests.scripted.peer", "--out", str(out)]
-    rc, wall, log = run_in_vm(kernel, argv + [str(s) for s in SCRIPTS], timeout=600)
-    if not out.exists():
-        pytest.fail(f"scripted peer in VM ({kernel}) exit {rc}:\n{log[-4000:]}")
-    doc = json.loads(out.read_text())
-    print(f"kernel {kernel}: {len(SCRIPTS)} scripts, VM {wall:.0f} s")
-    return {Path(r["script"]).relative_to(TOP / "tests" / "scripted").as_posix(): r
-            for r in doc["results"]}  # fmt: skip
+    doc = vm_json(kernel, "tests.scripted.peer", "scripted", *scripts(kernel), any_status=True)
+    print(f"kernel {kernel}: {len(scripts(kernel))} scripts, VM {doc['vm_wall_s']:.0f} s")
+    return {Path(r["script"]).relative_to(SCRIPTED).as_posix(): r for r in doc["results"]}
 
 
 @pytest.mark.vm
-@pytest.mark.parametrize("script", [s.relative_to(TOP / "tests" / "scripted").as_posix()
-                                    for s in SCRIPTS])  # fmt: skip
+@pytest.mark.parametrize(("scripted", "script"), CASES, indirect=["scripted"],
+                         ids=[f"{k}-{s}" for k, s in CASES])  # fmt: skip
 def test_script(scripted: dict[str, Any], script: str) -> None:
     res = scripted[script]
     assert res["status"] == "ok", res["error"] + "\n" + "\n".join(res["log"][-40:])
