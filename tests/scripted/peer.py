@@ -753,6 +753,10 @@ def run_one(script: Path) -> dict[str, Any]:
         status, error = "fail", str(e)
     finally:
         if peer.sock is not None:
+            # abort (RST): an orphan left retransmitting to the vanished
+            # peer would hold our module for minutes, and a later rmmod in
+            # the same boot (the shared boot of the VM tests) would fail
+            peer.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             peer.sock.close()
         for path, value in peer.params.items():
             path.write_text(value)
