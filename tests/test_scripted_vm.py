@@ -50,7 +50,7 @@ def scripted(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 
 @pytest.mark.vm
-@pytest.mark.parametrize(("scripted", "script"), CASES, indirect=["scripted"],
+@pytest.mark.parametrize(("scripted", "script"), CASES, indirect=["scripted"], scope="module",
                          ids=[f"{k}-{s}" for k, s in CASES])  # fmt: skip
 def test_script(scripted: dict[str, Any], script: str) -> None:
     res = scripted[script]
