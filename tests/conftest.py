@@ -113,7 +113,7 @@ SHARED_BOOT: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("testbed.experiments.jersey_loss_differentiation", "jersey-accept", ("--runs", "1")),
     ("tests.guest.qdisc_nlfuzz", "qdisc-nlfuzz", ("--sets", str(NLFUZZ_SETS))),
 )
-# the shared boot's programs took about 12 minutes under TCG (2026-11-27)
+# the shared boot's programs took 633 s on 6.12 under TCG (2026-11-27); a slow day is 1.6 times that
 SHARED_BOOT_TIMEOUT = 2700
 
 

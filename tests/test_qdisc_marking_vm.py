@@ -16,14 +16,13 @@ import pytest
 from tests.conftest import KERNELS, MOD_CYCLES, QDISC_CYCLES, shared_json
 
 pytestmark = pytest.mark.vm
-CYCLES = QDISC_CYCLES
 
 
 @pytest.fixture(scope="module", params=KERNELS)
 def qdiscs(request: pytest.FixtureRequest) -> dict[str, Any]:
     kernel = request.param
     docs = {"check": shared_json(kernel, "qdisc-check")}
-    docs |= {m: shared_json(kernel, f"qdisc-cycle-{m}") for m in CYCLES}
+    docs |= {m: shared_json(kernel, f"qdisc-cycle-{m}") for m in QDISC_CYCLES}
     return docs
 
 
@@ -77,7 +76,7 @@ def test_vcrr_marks_with_the_integrated_probability(qdiscs: dict[str, Any]) -> N
     assert c["tc_marked"] == c["marked"] == c["receiver_ce"]
 
 
-@pytest.mark.parametrize("module", list(CYCLES))
+@pytest.mark.parametrize("module", list(QDISC_CYCLES))
 def test_load_unload_cycles_with_traffic(qdiscs: dict[str, Any], module: str) -> None:
     c = qdiscs[module]
     print(module, c["busy"], c["cycles"])
