@@ -67,8 +67,9 @@
  * flight, which PRR would let each loss shrink for good, grows back to the
  * window as slow start would (cc_glue_refill_held(): at 5 % PER behind
  * fq_codel, 14.35 -> 16.36 Mb/s, bbr 16.61; medians of 5 runs on 6.12).
- * The fair increase below applies while the path shows a standing queue,
- * Reno's one segment per RTT while it shows none.  In this mode losses are
+ * The fair increase below applies while the path shows a standing queue
+ * or marked within 32 round trips (where flows compete), Reno's one
+ * segment per RTT otherwise (lc_ai_now()).  In this mode losses are
  * told apart with or without ECN on the connection (ECN adds the CE
  * signal); the tracepoint
  * says why a loss was congestion (why=ece, excess, queue).

@@ -379,6 +379,18 @@ static void test_ai_now(void)
 	p.queued = 0;
 	lc_path_ce(&p);
 	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
+	/*
+	 * a mark 32 rounds ago still says flows compete; 33 rounds without
+	 * one and without a queue, the path has room: Reno's increase (the
+	 * classifier remembers the marks far longer)
+	 */
+	p.ce_age = LC_AI_CE_ROUNDS;
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
+	p.ce_age = LC_AI_CE_ROUNDS + 1;
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, LC_AI_ONE);
+	CHECK(lc_path_marks(&p));
+	p.queued = 1;
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
 }
 
 static void test_fair_increase(void)
