@@ -234,15 +234,22 @@ static inline void cc_glue_reduce_to(struct sock *sk, struct cc_glue *g,
  * need w = 456 acknowledged, eight round trips, and a lone flow behind a
  * marking gateway at 1 % PER stayed at 57 segments (BDP: 69) for 15 s.
  * Only a congestion response clears it (cc_glue_reduce_to(), cc_glue_set()).
+ * A count made at a larger w (a smaller alpha, lc_ai_now()) gives one
+ * segment and starts afresh, as in tcp_cong_avoid_ai(): released at once,
+ * the count of 32 round trips at alpha 1/12 added 8 segments in one ACK.
  */
 static inline u32 cc_glue_increase(struct cc_glue *g, u32 w, u32 acked)
 {
-	u32 sum = g->grow + cc_min_u32(acked, CC_GROW_MAX), n;
+	u32 sum, n, q;
 
 	w = cc_max_u32(w, 1);
-	n = sum / w;
-	g->grow = cc_min_u32(sum - n * w, CC_GROW_MAX);
-	return n;
+	n = g->grow >= w;
+	if (n)
+		g->grow = 0;
+	sum = g->grow + cc_min_u32(acked, CC_GROW_MAX);
+	q = sum / w;
+	g->grow = cc_min_u32(sum - q * w, CC_GROW_MAX);
+	return n + q;
 }
 
 /* a reduction that holds the window (a loss taken for corruption) is under way */
@@ -498,7 +505,7 @@ static inline void cc_path_pkts_acked(struct sock *sk, struct cc_glue *g,
 	if (!safe)
 		return;
 	cc_glue_grow_held(sk, g, p, min_rtt, sample->pkts_acked,
-			  lc_ai_now(p, min_rtt, ai));
+			  lc_ai_now(p, min_rtt, ai, tcp_snd_cwnd(tcp_sk(sk))));
 	cc_glue_refill_held(sk, g, newly);
 }
 
@@ -555,7 +562,7 @@ static inline void cc_cong_avoid(struct sock *sk, struct cc_glue *g,
 		return;
 	}
 	cwnd = tcp_snd_cwnd(tp);
-	ai = lc_ai_now(p, cc_min_rtt(tp), ai);
+	ai = lc_ai_now(p, cc_min_rtt(tp), ai, cwnd);
 	n = cc_glue_increase(g, lc_ai_window(cwnd, ai), acked);
 	tcp_snd_cwnd_set(tp, min(cwnd + n, tp->snd_cwnd_clamp));
 }

@@ -75,11 +75,12 @@
  * response that kept beta of the window, jersey's congestion avoidance adds
  * alpha = 3 (1 - beta) / (1 + beta) segments per RTT (at most
  * Reno's one, at least 1/16) until the next congestion response; so does
- * diffc's after it drained a queue (a halving gives Reno's one).  Only
- * where flows compete: while the path shows a standing queue or marked
- * within LC_AI_CE_ROUNDS round trips; otherwise Reno's one segment, so
- * that a lone flow a response took below the BDP regains it at Reno's
- * pace (lc_ai_now()).  Losses taken for corruption change neither cwnd
+ * diffc's after it drained a queue (a halving gives Reno's one).  It
+ * applies where flows compete, while the path shows a standing queue or
+ * has marked within the round trips of a window (at least 32, a cycle of
+ * the sawtooth lasts fewer); Reno's one segment applies otherwise, so that
+ * a lone flow a response took below the BDP regains it at Reno's pace
+ * (lc_ai_now()).  Losses taken for corruption change neither cwnd
  * nor alpha: the window they hold goes on growing by alpha while the loss
  * is repaired, and the count towards the next segment carries across them
  * (at 1 % PER a recovery starts every few round trips; alpha = 1/8 needs
@@ -97,7 +98,7 @@
 #define LC_EXCESS_SHIFT		1	/* window excess: > delivered * 3 / 2 */
 #define LC_EXCESS_MIN		2U	/*   and > delivered + 2 segments */
 #define LC_CE_ROUNDS		250U	/* the path marks: CE within 250 rounds */
-#define LC_AI_CE_ROUNDS		32U	/* flows compete: CE within 32 rounds */
+#define LC_AI_CE_ROUNDS		32U	/* flows compete: CE within cwnd, >= 32 rounds */
 #define LC_OVERFLOW_SHIFT	1	/* and then a queue counts > rtt_min / 2 */
 #define LC_AI_SHIFT		8	/* alpha in Q8 */
 #define LC_AI_ONE		(1U << LC_AI_SHIFT)
@@ -414,31 +415,39 @@ static inline u32 lc_ai_gain(u32 before, u32 after)
 	return a < LC_AI_MIN ? LC_AI_MIN : (u32)a;
 }
 
-/* a CE echo within the last LC_AI_CE_ROUNDS rounds */
-static inline bool lc_path_marks_recent(const struct lc_path *p)
+/*
+ * Flows compete behind a marking gateway: a CE echo within the last
+ * max(@cwnd, LC_AI_CE_ROUNDS) rounds, at most LC_CE_ROUNDS (the echo's own
+ * round counts).  A flow that competes there is marked at least once a
+ * cycle of its sawtooth, and with the fair increase a cycle from the
+ * window before a response to the one after it lasts (before - after) /
+ * alpha = (before + after) / 3 rounds, less than its window: the memory
+ * grows with the window, as the gaps between a flow's marks do.
+ */
+static inline bool lc_path_competes(const struct lc_path *p, u32 cwnd)
 {
-	return p->ce_age && p->ce_age <= LC_AI_CE_ROUNDS;
+	u32 rounds = cc_min_u32(cc_max_u32(cwnd, LC_AI_CE_ROUNDS),
+				LC_CE_ROUNDS);
+
+	return p->ce_age && p->ce_age <= rounds;
 }
 
 /*
- * The increase in effect: the fair one (@ai) while the path shows a
- * standing queue or marks (CE within LC_AI_CE_ROUNDS rounds), where flows
- * compete for a queue; Reno's one segment per RTT otherwise (a lone flow
- * that drained its queue, spare capacity: growing harms nobody there).  A
- * marking gateway keeps its queue short, so the marks, not the delay, say
- * that flows compete behind it; flows that compete there are marked every
- * few round trips (2 jersey + 2 Cubic flows behind CW and fq_codel, 20
- * Mb/s, 40 ms: a median of 12 rounds between one flow's marks, 1-2 % of
- * the gaps longer than 32).  A shorter memory than the classifier's
- * (LC_CE_ROUNDS): a lone flow that a mark, or a loss at a delay spike,
- * took below the BDP meets no mark until its window fills the queue
- * again, and the fair increase of a small response (alpha 1/12 after 37
- * -> 35 segments) kept it there: at 5 % PER behind CW, 15 s to regain the
- * BDP, 8.5-13.0 Mb/s in three of five runs against bbr's 14.2-16.8.
+ * The increase in effect at @cwnd: the fair one (@ai) while the path shows
+ * a standing queue or marks (lc_path_competes()), where flows compete for
+ * a queue; Reno's one segment per RTT otherwise (a lone flow that drained
+ * its queue, spare capacity: growing harms nobody there).  A marking
+ * gateway keeps its queue short, so the marks, not the delay, say that
+ * flows compete behind it.  A shorter memory of marks than the
+ * classifier's (LC_CE_ROUNDS): a lone flow that a mark, or a loss at a
+ * delay spike, took below the BDP meets no mark until its window fills the
+ * queue again, and at the fair increase of a small response it stays
+ * below the BDP for hundreds of round trips.
  */
-static inline u32 lc_ai_now(const struct lc_path *p, u32 min_rtt_us, u32 ai)
+static inline u32 lc_ai_now(const struct lc_path *p, u32 min_rtt_us, u32 ai,
+			    u32 cwnd)
 {
-	if (lc_path_queued(p, min_rtt_us) || lc_path_marks_recent(p))
+	if (lc_path_queued(p, min_rtt_us) || lc_path_competes(p, cwnd))
 		return ai;
 	return LC_AI_ONE;
 }

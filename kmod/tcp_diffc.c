@@ -30,8 +30,9 @@
  * delivered (a shallow buffer, a policer) Reno's halving.  After a drain,
  * congestion avoidance adds 3 (1 - beta) / (1 + beta) segments per RTT, as
  * jersey's (Reno's one after a halving), so that with the same signals
- * diffc is no greedier than Reno; where flows compete only (a standing
- * queue, or marks within 32 round trips: lc_ai_now()).  Slow start ends at a standing queue, and
+ * diffc is no greedier than Reno where flows compete (a standing queue,
+ * or marks within the round trips of a window: lc_ai_now()), Reno's one
+ * segment per RTT elsewhere.  Slow start ends at a standing queue, and
  * a held recovery goes on growing the window (by slow start only up to a
  * standing queue) and refills its flight (as jersey).  A drop-tail
  * bottleneck, a policer or an AQM that drops is then answered as

@@ -68,8 +68,8 @@
  * window as slow start would (cc_glue_refill_held(): at 5 % PER behind
  * fq_codel, 14.35 -> 16.36 Mb/s, bbr 16.61; medians of 5 runs on 6.12).
  * The fair increase below applies while the path shows a standing queue
- * or marked within 32 round trips (where flows compete), Reno's one
- * segment per RTT otherwise (lc_ai_now()).  In this mode losses are
+ * or has marked within the round trips of a window (where flows compete),
+ * Reno's one segment per RTT otherwise (lc_ai_now()).  In this mode losses are
  * told apart with or without ECN on the connection (ECN adds the CE
  * signal); the tracepoint
  * says why a loss was congestion (why=ece, excess, queue).
@@ -78,8 +78,10 @@
  * Reno's share behind marking gateways.  After a congestion response,
  * congestion avoidance therefore adds alpha = 3 (1 - beta) / (1 + beta)
  * segments per RTT (RFC 8312's TCP-friendly relation: equal average windows
- * for flows that get the same signals), at most one; the window never goes
- * below ownd, so a lone flow keeps the link full.  classify=paper restores
+ * for flows that get the same signals), at most one, while flows compete
+ * (above); a response takes the window to ownd or the queue-drained
+ * window, where a lone flow keeps the link about full, and where a delay
+ * spike took it lower it regains the BDP at Reno's pace.  classify=paper restores
  * the thesis: every loss without ECE wireless, Reno's increase, slow start
  * until a loss or ECE, a held recovery holds, and without ECN every loss
  * congestion (AIAD).

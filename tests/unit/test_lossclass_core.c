@@ -372,25 +372,35 @@ static void test_ai_now(void)
 {
 	struct lc_path p = { 0 };
 
-	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, LC_AI_ONE);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40, 20), ==, LC_AI_ONE);
 	p.queued = 1;
-	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40, 20), ==, 40);
 	/* behind a marking gateway, which keeps its queue short: the marks */
 	p.queued = 0;
 	lc_path_ce(&p);
-	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40, 20), ==, 40);
 	/*
-	 * a mark 32 rounds ago still says flows compete; 33 rounds without
-	 * one and without a queue, the path has room: Reno's increase (the
-	 * classifier remembers the marks far longer)
+	 * the marks say flows compete for the round trips of a window (a
+	 * cycle of the sawtooth lasts fewer), at least 32, at most the
+	 * classifier's 250; after that, with no queue, the path has room:
+	 * Reno's increase (the classifier remembers the marks longer)
 	 */
 	p.ce_age = LC_AI_CE_ROUNDS;
-	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40, 20), ==, 40);
 	p.ce_age = LC_AI_CE_ROUNDS + 1;
-	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, LC_AI_ONE);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40, 20), ==, LC_AI_ONE);
 	CHECK(lc_path_marks(&p));
+	p.ce_age = 100;
+	CHECK_CMP(lc_ai_now(&p, 40000, 40, 100), ==, 40);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40, 99), ==, LC_AI_ONE);
+	p.ce_age = LC_CE_ROUNDS;
+	CHECK_CMP(lc_ai_now(&p, 40000, 40, 1000), ==, 40);
+	p.ce_age = LC_CE_ROUNDS + 1;
+	CHECK_CMP(lc_ai_now(&p, 40000, 40, 1000), ==, LC_AI_ONE);
+	p.ce_age = 0xff;	/* saturated: long ago */
+	CHECK_CMP(lc_ai_now(&p, 40000, 40, 1000), ==, LC_AI_ONE);
 	p.queued = 1;
-	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40, 20), ==, 40);
 }
 
 static void test_fair_increase(void)
@@ -410,6 +420,41 @@ static void test_fair_increase(void)
 	CHECK_CMP(lc_ai_window(100, 40), ==, 640);
 	CHECK_CMP(lc_ai_window(100, LC_AI_MIN), ==, 1600);
 	CHECK_CMP(lc_ai_window(0x7fffffffU, LC_AI_MIN), ==, 0x7fffffffU);
+}
+
+/*
+ * A flow whose sawtooth is longer than 32 round trips (a window of 100,
+ * marked at 100, keeping 90 %: alpha 0.158, 63 rounds a cycle) grows by
+ * the fair increase through the whole cycle: the marks' memory is the
+ * window's length in rounds.
+ */
+static void test_fair_increase_long_cycle(void)
+{
+	struct lc_path p = { 0 };
+	u32 ai = lc_ai_gain(100, 90), grow = 0, w = 90, marks = 0, last = 0;
+	u32 rnd, shortest = ~0U;
+
+	for (rnd = 1; rnd < 2000; rnd++) {
+		if (p.ce_age && p.ce_age < 0xff)
+			p.ce_age++;		/* a round ended (lc_path_rtt()) */
+		if (w >= 100) {
+			lc_path_ce(&p);
+			if (marks++)
+				shortest = cc_min_u32(shortest, rnd - last);
+			last = rnd;
+			w = 90;
+			grow = 0;
+			continue;
+		}
+		/* one round: w segments acknowledged, one segment per ai window */
+		grow += w;
+		if (grow >= lc_ai_window(w, lc_ai_now(&p, 40000, ai, w))) {
+			grow = 0;
+			w++;
+		}
+	}
+	CHECK(marks > 10);
+	CHECK_CMP(shortest, >=, 60);
 }
 
 /*
@@ -546,6 +591,7 @@ int main(void)
 	RUN(test_slow_start_policer);
 	RUN(test_ai_now);
 	RUN(test_fair_increase);
+	RUN(test_fair_increase_long_cycle);
 	RUN(test_synchronised_flows_share);
 	return check_summary();
 }
