@@ -9,6 +9,7 @@
 # (2 + 2 Cubic behind every gateway kind), lossy (a lone lossy flow behind the
 # marking gateways); e.g. after a change to what an ECE does, which a path
 # without marks never sees: bash results/bottlenecks-safety.sh 6.12 reno cubic lossy
+# (KEEP=1 bash results/bottlenecks-safety.sh 6.12 cubic lossy: adds parts to those kept)
 # (all four: about 110 min on TCG, 270 runs of 30 s, two at a time; the 2 Mb/s
 # fig 5.11 points four at a time, every lone flow one at a time)
 # then: .venv/bin/python -m testbed report bottlenecks --out results
@@ -26,8 +27,10 @@ done
 want() { [[ " $PARTS " == *" $1 "* ]]; }
 . results/bottlenecks-sets.sh
 # the first run of the sitting starts afresh: earlier points of this kernel go,
-# so that every point of the report comes from this commit
+# so that every point of the report comes from this commit; KEEP=1 keeps them,
+# to add parts run at the same code commit in an earlier sitting
 FRESH=(--fresh)
+[[ ${KEEP:-0} == 1 ]] && FRESH=()
 run() {
 	bottlenecks_run results "$K" "${FRESH[@]}" "$@"
 	FRESH=()
