@@ -60,5 +60,7 @@ want cubic && run --set "sweep.gw=[$PFIFO,$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0]
 # rate, which holds a sender that honours the marks below what bbr (which
 # ignores them) takes, so gamma 1 shows what jersey makes of the whole link
 VCRR1='{ label = "vcrr-gamma1", q = { kind = "vcrr", gamma = 1.0 } }'
-want lossy && run --set "sweep.gw=[$CWAQ,$VCRR,$VCRR1,$FQ]" --set 'sweep.per=[0.01,0.05]' --set "sweep.mix=[$ALONE]" \
+if want lossy; then
+run --set "sweep.gw=[$CWAQ,$VCRR,$VCRR1,$FQ]" --set 'sweep.per=[0.01,0.05]' --set "sweep.mix=[$ALONE]" \
 	--set 'sweep.ours=["jersey","bbr"]'
+fi
