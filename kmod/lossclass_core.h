@@ -284,9 +284,15 @@ static inline void lc_path_ce(struct lc_path *p)
 	p->ce_age = 1;
 }
 
+/* a CE echo within the last @rounds rounds (the echo's own round counts) */
+static inline bool lc_path_marked_within(const struct lc_path *p, u32 rounds)
+{
+	return p->ce_age && p->ce_age <= rounds;
+}
+
 static inline bool lc_path_marks(const struct lc_path *p)
 {
-	return p->ce_age && p->ce_age <= LC_CE_ROUNDS;
+	return lc_path_marked_within(p, LC_CE_ROUNDS);
 }
 
 /*
@@ -417,8 +423,7 @@ static inline u32 lc_ai_gain(u32 before, u32 after)
 
 /*
  * Flows compete behind a marking gateway: a CE echo within the last
- * max(@cwnd, LC_AI_CE_ROUNDS) rounds, at most LC_CE_ROUNDS (the echo's own
- * round counts).  A flow that competes there is marked at least once a
+ * max(@cwnd, LC_AI_CE_ROUNDS) rounds, at most LC_CE_ROUNDS.  A flow that competes there is marked at least once a
  * cycle of its sawtooth, and with the fair increase a cycle from the
  * window before a response to the one after it lasts (before - after) /
  * alpha = (before + after) / 3 rounds, less than its window: the memory
@@ -426,10 +431,8 @@ static inline u32 lc_ai_gain(u32 before, u32 after)
  */
 static inline bool lc_path_competes(const struct lc_path *p, u32 cwnd)
 {
-	u32 rounds = cc_min_u32(cc_max_u32(cwnd, LC_AI_CE_ROUNDS),
-				LC_CE_ROUNDS);
-
-	return p->ce_age && p->ce_age <= rounds;
+	return lc_path_marked_within(p, cc_min_u32(cc_max_u32(cwnd, LC_AI_CE_ROUNDS),
+						   LC_CE_ROUNDS));
 }
 
 /*
