@@ -64,6 +64,27 @@ static inline u64 cc_max_u64(u64 a, u64 b)
 	return a > b ? a : b;
 }
 
+/* sequence number @a is after @b (as the kernel's after()) */
+static inline bool cc_seq_after(u32 a, u32 b)
+{
+	return (s32)(b - a) < 0;
+}
+
+/*
+ * The echoes of a mark the glue answered by hand (cc_glue.h): ECE on the
+ * ACKs of data sent before the answer, up to @end (snd_nxt then), echo
+ * that mark.  Sequence numbers compare only within 2^31 bytes, so the
+ * window closes for good at the first ACK past @end: left open, the ACKs
+ * of the 2^31 bytes that follow the next 2^31 would compare as before
+ * @end again, and their ECE be taken for echoes (unanswered marks for 14
+ * min at 20 Mb/s, 17 s at 1 Gb/s).  An ACK to @una arrived: does the
+ * window (@open) stay open?
+ */
+static inline bool cc_echo_open(bool open, u32 end, u32 una)
+{
+	return open && !cc_seq_after(una, end);
+}
+
 /*
  * What made the kernel reduce (or ask about reducing) the window.  The glue
  * (cc_glue.h) finds out which from the kernel's own events; the tracepoints

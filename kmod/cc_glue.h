@@ -67,7 +67,7 @@ struct cc_glue {
 		ss_saved:1,	/* ss_prev is fresh: .ssthresh just ran */
 		ss_fix:1,	/* install ss_after at CA_EVENT_COMPLETE_CWR */
 		rto:1,		/* CA_EVENT_LOSS: the next Loss is a timeout */
-		cwr_valid:1,	/* cwr_seq is set */
+		cwr_valid:1,	/* ACKs up to cwr_seq echo that mark */
 		answered:1,	/* this episode was answered as congestion */
 		held:1,		/* this reduction holds the window */
 		counted:1,	/* a held recovery counted this ACK */
@@ -121,6 +121,7 @@ static inline void cc_glue_ack(struct sock *sk, struct cc_glue *g, u32 flags)
 	const struct tcp_sock *tp = tcp_sk(sk);
 
 	g->ece = (flags & CA_ACK_ECE) && cc_ecn_ok(sk);
+	g->cwr_valid = cc_echo_open(g->cwr_valid, g->cwr_seq, tp->snd_una);
 	/* tcp_process_tlp_ack() will enter CWR for a repaired loss */
 	g->tlp = tp->tlp_high_seq && tp->tlp_retrans &&
 		 after(tp->snd_una, tp->tlp_high_seq);
@@ -345,10 +346,7 @@ static inline bool cc_glue_late_ece(const struct sock *sk,
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 
-	if (!g->ece || g->answered ||
-	    inet_csk(sk)->icsk_ca_state < TCP_CA_Recovery)
-		return false;
-	return !g->cwr_valid || after(tp->snd_una, g->cwr_seq);
+	return cc_max_u32(tcp_snd_cwnd(tp), tp->prior_cwnd);
 }
 
 /*
@@ -370,11 +368,11 @@ static inline void cc_glue_ece_answered(struct sock *sk, struct cc_glue *g)
 /*
  * At CWR entry by ECE: is it an echo of a mark answered by hand (during the
  * recovery that just ended)?  Then the module holds (no second reduction).
+ * cc_glue_ack() closed the window of echoes at the first ACK past cwr_seq.
  */
-static inline bool cc_glue_ece_echo(const struct sock *sk,
-				    const struct cc_glue *g)
+static inline bool cc_glue_ece_echo(const struct cc_glue *g)
 {
-	return g->cwr_valid && !after(tcp_sk(sk)->snd_una, g->cwr_seq);
+	return g->cwr_valid;
 }
 
 /* .cwnd_event */
@@ -617,7 +615,7 @@ static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
 	/* an echo of a mark answered by hand is no new signal: the loss is
 	 * judged as any other (held as wireless, a new CE was not seen)
 	 */
-	in->ece = g->ece && !cc_glue_ece_echo(sk, g);
+	in->ece = g->ece && !cc_glue_ece_echo(g);
 	in->marks = lc_path_marks(p);
 	in->queued = lc_path_queued(p, min_rtt);
 	in->overflow = lc_path_overflow(p, min_rtt);

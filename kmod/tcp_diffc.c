@@ -158,7 +158,7 @@ static void diffc_reduce(struct sock *sk, u8 ev)
 	struct diffc_decision d;
 	u32 old;
 
-	if (ev == CC_EV_ECE && cc_glue_ece_echo(sk, &ca->g)) {
+	if (ev == CC_EV_ECE && cc_glue_ece_echo(&ca->g)) {
 		/* an echo of a mark answered in the recovery before: hold */
 		cc_glue_reduce_to(sk, &ca->g, cwnd,
 				  cc_glue_old_ssthresh(sk, &ca->g));
