@@ -144,6 +144,32 @@ static inline u32 cc_glue_old_ssthresh(const struct sock *sk,
 }
 
 /*
+ * Loss entered from a CWR or Recovery the module held: tcp_enter_loss()
+ * asks no .ssthresh and sends no CA_EVENT_LOSS inside a reduction (it
+ * takes the reduction for the timeout's answer), and sets cwnd to the
+ * flight + 1; tcp_simple_retransmit() (a path MTU drop) keeps cwnd.  A held
+ * reduction answered nothing: the glue makes this the timeout it is, as
+ * tcp_enter_loss() would have outside a reduction (prior_cwnd the window
+ * held, .ssthresh's ssthresh before the episode), so that the module
+ * decides it as any other.  Left alone, cwnd stayed one segment and
+ * ssthresh the held window, whatever the cause, and the held target was
+ * installed at the next completed CWR.
+ */
+static inline bool cc_glue_held_timeout(struct sock *sk, struct cc_glue *g)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u8 state = inet_csk(sk)->icsk_ca_state;	/* still the old one */
+
+	if (!g->held || (state != TCP_CA_CWR && state != TCP_CA_Recovery) ||
+	    tcp_snd_cwnd(tp) != tcp_packets_in_flight(tp) + 1)
+		return false;
+	tp->prior_cwnd = cc_max_u32(tp->prior_cwnd, tp->snd_ssthresh);
+	g->ss_prev = g->ss_fix ? g->ss_after : tp->snd_ssthresh;
+	g->ss_saved = 1;
+	return true;
+}
+
+/*
  * .set_state: an event of cc_core.h, or -1 when entering @new_state is none
  * (Open, Disorder, tcp_simple_retransmit()'s Loss, a backed-off timeout).
  * Without a .ssthresh call just before (cc_glue_reducing()), a reduction of
@@ -163,7 +189,7 @@ static inline int cc_glue_event(struct sock *sk, struct cc_glue *g,
 		ev = CC_EV_DUPACK;
 		break;
 	case TCP_CA_Loss:
-		if (g->rto)
+		if (g->rto || cc_glue_held_timeout(sk, g))
 			ev = CC_EV_RTO;
 		g->rto = 0;
 		break;
@@ -343,6 +369,19 @@ static inline void cc_glue_set(struct sock *sk, struct cc_glue *g, u32 cwnd,
  */
 static inline bool cc_glue_late_ece(const struct sock *sk,
 				    const struct cc_glue *g)
+{
+	return g->ece && !g->answered && !g->cwr_valid &&
+	       inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery;
+}
+
+/*
+ * The window an ECE in Loss marked: cwnd, or where a backed-off timeout
+ * took cwnd to one segment (tcp_enter_loss() asks no .ssthresh then), the
+ * window before the first timeout (prior_cwnd).  Halving one segment gave
+ * ssthresh 2 for a mark on a window of 70.  The answer never raises cwnd
+ * in Loss (cc_glue_set() with at most the cwnd now).
+ */
+static inline u32 cc_glue_loss_window(const struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 

@@ -44,13 +44,15 @@
  * the kernel's loss recovery (PRR) is kept, .ssthresh gives the PRR target
  * (cwnd to hold, cwnd / 2 to halve), .set_state knows which event it is
  * (ECE, a loss repaired by a tail loss probe, local congestion: CWR;
- * Recovery; the first timeout of an episode: Loss) and records the
+ * Recovery; the first timeout of an episode, also one inside a held
+ * recovery: Loss) and records the
  * decision; a held ssthresh is put back at CA_EVENT_COMPLETE_CWR, when the
  * reduction (with target = cwnd) ends.  After an RTO we set cwnd to
  * prior_cwnd (hold) or 1; backed-off timeouts keep the kernel's one
  * segment.  An ECE arriving while a held loss is being repaired (Recovery,
- * Loss), where the kernel ignores it, halves the target by hand once per
- * episode and queues CWR, so that the same mark is not answered twice.
+ * Loss), where the kernel ignores it, halves the target (in Loss the
+ * window before the timeout, never raising cwnd) by hand once per episode
+ * and queues CWR, so that the same mark is not answered twice.
  * Between events: Reno slow start and congestion avoidance (cc_cong_avoid(),
  * with the safe mode's slow-start exit and increase); .undo_cwnd as Reno.
  *
@@ -210,9 +212,11 @@ static void diffc_late_ece(struct sock *sk)
 	struct diffc_decision d;
 
 	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss) {
+		before = cc_glue_loss_window(sk);
 		diffc_decide(&d, CC_EV_ECE, true, true, before,
 			     tp->snd_ssthresh);
 		d.why = LC_WHY_ECE;
+		d.cwnd = min(d.cwnd, tcp_snd_cwnd(tp));
 		cc_glue_set(sk, &ca->g, d.cwnd, d.ssthresh);
 	} else {
 		before = tp->snd_ssthresh;
@@ -230,7 +234,9 @@ static void diffc_init(struct sock *sk)
 {
 	struct diffc *ca = inet_csk_ca(sk);
 
-	/* without ECN every loss is a congestion loss (Reno) */
+	/* the peer declined ECN: stop sending ECT; losses are then told
+	 * apart by the classifier (safe), or all congestion (paper: Reno)
+	 */
 	cc_noecn_fallback(sk, &tcp_diffc_noecn);
 	memset(ca, 0, sizeof(*ca));
 	cc_glue_init(&ca->g);

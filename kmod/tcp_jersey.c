@@ -26,12 +26,15 @@
  *   ECE (CWR entry): rate control; in CA cwnd -> ownd, in slow start cwnd
  *     is held and only ssthresh becomes ownd (never above the old one);
  *   Recovery (3rd DUPACK, SACK, RACK) or CWR after a loss repaired by a
- *     tail loss probe: with ECE, or without ECN, a congestion loss, cwnd ->
- *     ownd; without ECE a wireless loss: the target is the current cwnd, so
- *     PRR keeps the flight and cwnd is unchanged when recovery ends;
+ *     tail loss probe: with ECE (or, classify=paper, without ECN) a
+ *     congestion loss, cwnd -> ownd; otherwise (safe: unless the
+ *     classifier below calls it congestion) a wireless loss: the target is
+ *     the current cwnd, so PRR keeps the flight and cwnd is unchanged when
+ *     recovery ends;
  *   CWR because our own qdisc refused a packet (tcp_transmit_skb): local
  *     congestion, cwnd -> ownd;
- *   RTO (CA_EVENT_LOSS, the first timeout of an episode): cwnd = 1
+ *   RTO (CA_EVENT_LOSS, the first timeout of an episode, or Loss entered
+ *     from a held recovery, cc_glue_held_timeout()): cwnd = 1
  *     (congested) or ownd (wireless, no ECN), ssthresh = ownd; backed-off
  *     timeouts of the same episode keep the kernel's cwnd of one segment;
  *   ECE while in Recovery or Loss (the kernel ignores it there): the target
@@ -304,7 +307,9 @@ static void jersey_late_ece(struct sock *sk)
 	struct jersey_decision d;
 
 	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss) {
+		before = cc_glue_loss_window(sk);
 		jersey_decide_now(sk, &d, CC_EV_ECE, before, tp->snd_ssthresh);
+		d.cwnd = min(d.cwnd, tcp_snd_cwnd(tp));
 		cc_glue_set(sk, &ca->g, d.cwnd, d.ssthresh);
 	} else {
 		/* paper: decided as in congestion avoidance (the thesis has
@@ -329,7 +334,9 @@ static void jersey_init(struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct jersey *ca = inet_csk_ca(sk);
 
-	/* without ECN every loss is a congestion loss (AIAD) */
+	/* the peer declined ECN: stop sending ECT; losses are then told
+	 * apart by the classifier (safe), or all congestion (paper: AIAD)
+	 */
 	cc_noecn_fallback(sk, &tcp_jersey_noecn);
 	memset(ca, 0, sizeof(*ca));
 	cc_glue_init(&ca->g);
