@@ -542,7 +542,7 @@ static inline void cc_path_pkts_acked(struct sock *sk, struct cc_glue *g,
 	if (!safe)
 		return;
 	cc_glue_grow_held(sk, g, p, min_rtt, sample->pkts_acked,
-			  lc_ai_now(p, min_rtt, ai, tcp_snd_cwnd(tcp_sk(sk))));
+			  lc_ai_now(p, min_rtt, ai));
 	cc_glue_refill_held(sk, g, newly);
 }
 
@@ -599,7 +599,7 @@ static inline void cc_cong_avoid(struct sock *sk, struct cc_glue *g,
 		return;
 	}
 	cwnd = tcp_snd_cwnd(tp);
-	ai = lc_ai_now(p, cc_min_rtt(tp), ai, cwnd);
+	ai = lc_ai_now(p, cc_min_rtt(tp), ai);
 	n = cc_glue_increase(g, lc_ai_window(cwnd, ai), acked);
 	tcp_snd_cwnd_set(tp, min(cwnd + n, tp->snd_cwnd_clamp));
 }

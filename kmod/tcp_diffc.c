@@ -31,7 +31,7 @@
  * congestion avoidance adds 3 (1 - beta) / (1 + beta) segments per RTT, as
  * jersey's (Reno's one after a halving), so that with the same signals
  * diffc is no greedier than Reno where flows compete (a standing queue,
- * or marks within the round trips of a window: lc_ai_now()), Reno's one
+ * or marks within LC_CE_ROUNDS round trips: lc_ai_now()), Reno's one
  * segment per RTT elsewhere.  Slow start ends at a standing queue, and
  * a held recovery goes on growing the window (by slow start only up to a
  * standing queue) and refills its flight (as jersey).  A drop-tail

@@ -71,7 +71,7 @@
  * window as slow start would (cc_glue_refill_held(): at 5 % PER behind
  * fq_codel, 14.35 -> 16.36 Mb/s, bbr 16.61; medians of 5 runs on 6.12).
  * The fair increase below applies while the path shows a standing queue
- * or has marked within the round trips of a window (where flows compete),
+ * or has marked within LC_CE_ROUNDS round trips (where flows compete),
  * Reno's one segment per RTT otherwise (lc_ai_now()).  In this mode losses are
  * told apart with or without ECN on the connection (ECN adds the CE
  * signal); the tracepoint

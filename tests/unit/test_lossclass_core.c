@@ -372,35 +372,27 @@ static void test_ai_now(void)
 {
 	struct lc_path p = { 0 };
 
-	CHECK_CMP(lc_ai_now(&p, 40000, 40, 20), ==, LC_AI_ONE);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, LC_AI_ONE);
 	p.queued = 1;
-	CHECK_CMP(lc_ai_now(&p, 40000, 40, 20), ==, 40);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
 	/* behind a marking gateway, which keeps its queue short: the marks */
 	p.queued = 0;
 	lc_path_ce(&p);
-	CHECK_CMP(lc_ai_now(&p, 40000, 40, 20), ==, 40);
-	/*
-	 * the marks say flows compete for the round trips of a window (a
-	 * cycle of the sawtooth lasts fewer), at least 32, at most the
-	 * classifier's 250; after that, with no queue, the path has room:
-	 * Reno's increase (the classifier remembers the marks longer)
-	 */
-	p.ce_age = LC_AI_CE_ROUNDS;
-	CHECK_CMP(lc_ai_now(&p, 40000, 40, 20), ==, 40);
-	p.ce_age = LC_AI_CE_ROUNDS + 1;
-	CHECK_CMP(lc_ai_now(&p, 40000, 40, 20), ==, LC_AI_ONE);
-	CHECK(lc_path_marks(&p));
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
+	/* remembered as long as the classifier remembers them */
 	p.ce_age = 100;
-	CHECK_CMP(lc_ai_now(&p, 40000, 40, 100), ==, 40);
-	CHECK_CMP(lc_ai_now(&p, 40000, 40, 99), ==, LC_AI_ONE);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
 	p.ce_age = LC_CE_ROUNDS;
-	CHECK_CMP(lc_ai_now(&p, 40000, 40, 1000), ==, 40);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
+	CHECK(lc_path_marks(&p));
+	/* after them, with no queue, the path has room: Reno's increase */
 	p.ce_age = LC_CE_ROUNDS + 1;
-	CHECK_CMP(lc_ai_now(&p, 40000, 40, 1000), ==, LC_AI_ONE);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, LC_AI_ONE);
+	CHECK(!lc_path_marks(&p));
 	p.ce_age = 0xff;	/* saturated: long ago */
-	CHECK_CMP(lc_ai_now(&p, 40000, 40, 1000), ==, LC_AI_ONE);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, LC_AI_ONE);
 	p.queued = 1;
-	CHECK_CMP(lc_ai_now(&p, 40000, 40, 20), ==, 40);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
 }
 
 static void test_fair_increase(void)
@@ -474,8 +466,8 @@ static bool ss_ack(struct lc_path *p, u32 una, u32 nxt, u32 delivered,
 /*
  * A flow whose sawtooth is longer than 32 round trips (a window of 100,
  * marked at 100, keeping 90 %: alpha 0.158, 63 rounds a cycle) grows by
- * the fair increase through the whole cycle: the marks' memory is the
- * window's length in rounds.
+ * the fair increase through the whole cycle: the marks are remembered
+ * longer than a cycle lasts.
  */
 static void test_fair_increase_long_cycle(void)
 {
@@ -499,7 +491,7 @@ static void test_fair_increase_long_cycle(void)
 		}
 		/* one round: w segments acknowledged, one segment per ai window */
 		grow += w;
-		if (grow >= lc_ai_window(w, lc_ai_now(&p, 40000, ai, w))) {
+		if (grow >= lc_ai_window(w, lc_ai_now(&p, 40000, ai))) {
 			grow = 0;
 			w++;
 		}
