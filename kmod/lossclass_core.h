@@ -98,7 +98,6 @@
 #define LC_CE_ROUNDS		250U	/* the path marks: CE within 250 rounds */
 #define LC_OVERFLOW_SHIFT	1	/* and then a queue counts > rtt_min / 2 */
 #define LC_AI_SHIFT		8	/* alpha in Q8 */
-#define LC_TOP_MAX		((1U << 18) - 1)	/* a window kept for lc_ai_response() */
 #define LC_AI_ONE		(1U << LC_AI_SHIFT)
 #define LC_AI_MIN		(LC_AI_ONE >> 4)
 
@@ -417,24 +416,6 @@ static inline u32 lc_ai_gain(u32 before, u32 after)
 	if (a > LC_AI_ONE)
 		return LC_AI_ONE;
 	return a < LC_AI_MIN ? LC_AI_MIN : (u32)a;
-}
-
-/*
- * The fair increase after a response from @before to @after, when @ai was
- * in force and the response before this one began at @top: a response
- * that comes before the window regained @top continues that descent and
- * keeps the larger of the two increases.  A drain measured at a delay
- * spike (68 -> 37 segments) followed by a small ECE response (37 -> 35)
- * left alpha at the small one's 1/12 of a segment per RTT, and the window
- * took 15 s to regain the BDP (at 5 % PER behind CW).  A flow that
- * competes in a steady sawtooth regains its top between responses (each
- * gets its own alpha), and only the last response's top is remembered.
- */
-static inline u32 lc_ai_response(u32 ai, u32 top, u32 before, u32 after)
-{
-	u32 a = lc_ai_gain(before, after);
-
-	return before < top && ai > a ? ai : a;
 }
 
 /*

@@ -88,9 +88,8 @@ struct diffc {
 	struct diffc_counts n;		/* shown by ss -tin (get_info) */
 	struct lc_path path;		/* round trips: queue, CE echoes */
 	u32	delivered;		/* tp->delivered at the previous ACK */
-	u32	ai:9,			/* additive increase, Q8 segments/RTT */
-		classify:1,		/* enum lc_mode */
-		top:18;			/* cwnd before the last response */
+	u16	ai;			/* additive increase, Q8 segments/RTT */
+	u8	classify:1;		/* enum lc_mode */
 };
 
 static int diffc_classify = LC_SAFE;
@@ -145,14 +144,9 @@ static void diffc_record(struct sock *sk, u8 ev,
 	if (d->action != DIFFC_HOLD) {
 		cc_glue_answered(&ca->g);
 		/* the safe mode's fair increase after a congestion response */
-		if (ca->classify == LC_SAFE && d->cwnd < cwnd_before) {
-			u32 after = d->action == DIFFC_RESET ? cwnd_before / 2 :
-							       d->cwnd;
-
-			ca->ai = lc_ai_response(ca->ai, ca->top, cwnd_before,
-						after);
-			ca->top = min(cwnd_before, LC_TOP_MAX);
-		}
+		if (ca->classify == LC_SAFE && d->cwnd < cwnd_before)
+			ca->ai = lc_ai_gain(cwnd_before, d->action == DIFFC_RESET ?
+					    cwnd_before / 2 : d->cwnd);
 	}
 	trace_diffc_loss(sk, ev, d, cwnd_before, d->why == LC_WHY_ECE, &ca->n);
 }

@@ -125,11 +125,10 @@ struct jersey {
 	struct jersey_est est;		/* ARE and its sampler */
 	u32	delivered;		/* tp->delivered at the previous ACK */
 	struct lc_path path;		/* round trips: queue, CE echoes */
-	u32	ai:9,			/* additive increase, Q8 segments/RTT */
-		mode:2,			/* enum jersey_mode */
+	u16	ai;			/* additive increase, Q8 segments/RTT */
+	u8	mode:2,			/* enum jersey_mode */
 		filter:2,		/* enum jersey_filter */
-		classify:1,		/* enum lc_mode */
-		top:18;			/* cwnd before the last response */
+		classify:1;		/* enum lc_mode */
 };
 
 static int jersey_estimator = JERSEY_MODE_AUTO;
@@ -229,10 +228,8 @@ static void jersey_responded(struct sock *sk, u32 before, u32 after)
 	struct jersey *ca = inet_csk_ca(sk);
 
 	cc_glue_answered(&ca->g);
-	if (ca->classify != LC_SAFE || after >= before)
-		return;
-	ca->ai = lc_ai_response(ca->ai, ca->top, before, after);
-	ca->top = min(before, LC_TOP_MAX);
+	if (ca->classify == LC_SAFE && after < before)
+		ca->ai = lc_ai_gain(before, after);
 }
 
 /* entering CWR (ECE, TLP, local congestion) or Recovery */

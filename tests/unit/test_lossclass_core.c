@@ -415,31 +415,6 @@ static void test_fair_increase(void)
 }
 
 /*
- * A response before the window regained the top of the previous one
- * continues its descent: a drain 68 -> 37 at a delay spike, then an ECE
- * 37 -> 35, keeps the drain's alpha (0.89), not the ECE's 1/12.  A response
- * from the top or above it gets its own alpha, however small.
- */
-static void test_ai_response(void)
-{
-	u32 ai = lc_ai_response(LC_AI_ONE, 0, 68, 37);
-	u32 top = 68;
-
-	CHECK_CMP(ai, ==, lc_ai_gain(68, 37));
-	CHECK_CMP(ai, >, 220);
-	ai = lc_ai_response(ai, top, 37, 35);
-	top = 37;
-	CHECK_CMP(ai, ==, lc_ai_gain(68, 37));
-	/* regained: 70 -> 66 gets its own, small alpha */
-	ai = lc_ai_response(ai, top, 70, 66);
-	CHECK_CMP(ai, ==, lc_ai_gain(70, 66));
-	CHECK_CMP(ai, <, 40);
-	/* below the top, a larger step than the last one's wins */
-	CHECK_CMP(lc_ai_response(lc_ai_gain(70, 66), 70, 60, 40), ==,
-		  lc_ai_gain(60, 40));
-}
-
-/*
  * Two flows marked together (synchronised AIMD): one halves and adds one
  * segment per RTT, the other keeps beta of its window and adds
  * lc_ai_gain(); their average windows end up within 10 % of each other.
@@ -448,7 +423,7 @@ static void test_synchronised_flows_share(void)
 {
 	double reno = 10, other = 100, sum_r = 0, sum_o = 0;
 	double cap = 200;	/* marks when the windows exceed it */
-	u32 ai = LC_AI_ONE, top = 0;
+	u32 ai = LC_AI_ONE;
 	int rtt, n = 0;
 
 	for (rtt = 0; rtt < 200000; rtt++) {
@@ -459,8 +434,7 @@ static void test_synchronised_flows_share(void)
 
 			reno /= 2;
 			other = after;
-			ai = lc_ai_response(ai, top, before, after);
-			top = before;
+			ai = lc_ai_gain(before, after);
 		}
 		reno += 1;
 		other += (double)ai / LC_AI_ONE;
@@ -611,7 +585,6 @@ int main(void)
 	RUN(test_slow_start_policer);
 	RUN(test_ai_now);
 	RUN(test_fair_increase);
-	RUN(test_ai_response);
 	RUN(test_fair_increase_long_cycle);
 	RUN(test_synchronised_flows_share);
 	return check_summary();
