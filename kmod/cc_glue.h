@@ -144,29 +144,48 @@ static inline u32 cc_glue_old_ssthresh(const struct sock *sk,
 }
 
 /*
+ * The ssthresh for after the reduction under way: the one it installs when
+ * it completes (ss_after), or the socket's when it installs none.
+ */
+static inline u32 cc_glue_ss_after(const struct sock *sk,
+				   const struct cc_glue *g)
+{
+	return g->ss_fix ? g->ss_after : tcp_sk(sk)->snd_ssthresh;
+}
+
+/*
  * Loss entered from a CWR or Recovery the module held: tcp_enter_loss()
  * asks no .ssthresh and sends no CA_EVENT_LOSS inside a reduction (it
  * takes the reduction for the timeout's answer), and sets cwnd to the
  * flight + 1; tcp_simple_retransmit() (a path MTU drop) keeps cwnd.  A held
- * reduction answered nothing: the glue makes this the timeout it is, as
- * tcp_enter_loss() would have outside a reduction (prior_cwnd the window
- * held, .ssthresh's ssthresh before the episode), so that the module
- * decides it as any other.  Left alone, cwnd stayed one segment and
- * ssthresh the held window, whatever the cause, and the held target was
- * installed at the next completed CWR.
+ * reduction answered nothing: the glue makes this the timeout it is
+ * (cc_glue_held_timeout_save()), so that the module decides it as any
+ * other.  Left alone, cwnd stayed one segment and ssthresh the held window,
+ * whatever the cause, and the held target was installed at the next
+ * completed CWR.
  */
-static inline bool cc_glue_held_timeout(struct sock *sk, struct cc_glue *g)
+static inline bool cc_glue_held_timeout(const struct sock *sk,
+					const struct cc_glue *g)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
 	u8 state = inet_csk(sk)->icsk_ca_state;	/* still the old one */
 
-	if (!g->held || (state != TCP_CA_CWR && state != TCP_CA_Recovery) ||
-	    tcp_snd_cwnd(tp) != tcp_packets_in_flight(tp) + 1)
-		return false;
+	return g->held && (state == TCP_CA_CWR || state == TCP_CA_Recovery) &&
+	       tcp_snd_cwnd(tp) == tcp_packets_in_flight(tp) + 1;
+}
+
+/*
+ * What tcp_enter_loss() would have saved outside a reduction: prior_cwnd
+ * the window held, .ssthresh's ssthresh the one before the episode.
+ */
+static inline void cc_glue_held_timeout_save(struct sock *sk,
+					     struct cc_glue *g)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
 	tp->prior_cwnd = cc_max_u32(tp->prior_cwnd, tp->snd_ssthresh);
-	g->ss_prev = g->ss_fix ? g->ss_after : tp->snd_ssthresh;
+	g->ss_prev = cc_glue_ss_after(sk, g);
 	g->ss_saved = 1;
-	return true;
 }
 
 /*
@@ -189,8 +208,12 @@ static inline int cc_glue_event(struct sock *sk, struct cc_glue *g,
 		ev = CC_EV_DUPACK;
 		break;
 	case TCP_CA_Loss:
-		if (g->rto || cc_glue_held_timeout(sk, g))
+		if (g->rto) {
 			ev = CC_EV_RTO;
+		} else if (cc_glue_held_timeout(sk, g)) {
+			cc_glue_held_timeout_save(sk, g);
+			ev = CC_EV_RTO;
+		}
 		g->rto = 0;
 		break;
 	case TCP_CA_Open:
@@ -378,14 +401,26 @@ static inline bool cc_glue_late_ece(const struct sock *sk,
  * The window an ECE in Loss marked: cwnd, or where a backed-off timeout
  * took cwnd to one segment (tcp_enter_loss() asks no .ssthresh then), the
  * window before the first timeout (prior_cwnd).  Halving one segment gave
- * ssthresh 2 for a mark on a window of 70.  The answer never raises cwnd
- * in Loss (cc_glue_set() with at most the cwnd now).
+ * ssthresh 2 for a mark on a window of 70.
  */
 static inline u32 cc_glue_loss_window(const struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 
 	return cc_max_u32(tcp_snd_cwnd(tp), tp->prior_cwnd);
+}
+
+/*
+ * The answer to an ECE in Loss (@cwnd and @ssthresh decided against
+ * cc_glue_loss_window()): it never raises cwnd, which the timeout's
+ * retransmissions are rebuilding.  Returns the cwnd set.
+ */
+static inline u32 cc_glue_loss_answer(struct sock *sk, struct cc_glue *g,
+				      u32 cwnd, u32 ssthresh)
+{
+	cwnd = cc_min_u32(cwnd, tcp_snd_cwnd(tcp_sk(sk)));
+	cc_glue_set(sk, g, cwnd, ssthresh);
+	return cwnd;
 }
 
 /*

@@ -252,7 +252,7 @@ static inline bool lc_path_rtt(struct lc_path *p, u32 rtt_us,
 		return false;
 	}
 	n = lc_round_delivered(p, a->delivered);
-	by_count = (s32)(a->una - p->round_end) < 0;
+	by_count = cc_seq_after(p->round_end, a->una);
 	if (by_count && !lc_round_long(n, a->cwnd))
 		return false;
 	*min = p->round_min;
@@ -281,15 +281,10 @@ static inline void lc_path_ce(struct lc_path *p)
 	p->ce_age = 1;
 }
 
-/* a CE echo within the last @rounds rounds (the echo's own round counts) */
-static inline bool lc_path_marked_within(const struct lc_path *p, u32 rounds)
-{
-	return p->ce_age && p->ce_age <= rounds;
-}
-
+/* a CE echo within the last LC_CE_ROUNDS rounds (the echo's own counts) */
 static inline bool lc_path_marks(const struct lc_path *p)
 {
-	return lc_path_marked_within(p, LC_CE_ROUNDS);
+	return p->ce_age && p->ce_age <= LC_CE_ROUNDS;
 }
 
 /*

@@ -158,7 +158,7 @@ static void balde_set_state(struct sock *sk, u8 new_state)
 		d.cause = ca->pred.congested ? BALDE_CAUSE_CONGESTION :
 					       BALDE_CAUSE_WIRELESS;
 		d.cwnd = tp->snd_ssthresh;
-		d.ssthresh = ca->g.ss_fix ? ca->g.ss_after : tp->snd_ssthresh;
+		d.ssthresh = cc_glue_ss_after(sk, &ca->g);
 	}
 	balde_record(sk, ev, cwnd, ocwnd, &d);
 out:

@@ -216,8 +216,7 @@ static void diffc_late_ece(struct sock *sk)
 		diffc_decide(&d, CC_EV_ECE, true, true, before,
 			     tp->snd_ssthresh);
 		d.why = LC_WHY_ECE;
-		d.cwnd = min(d.cwnd, tcp_snd_cwnd(tp));
-		cc_glue_set(sk, &ca->g, d.cwnd, d.ssthresh);
+		d.cwnd = cc_glue_loss_answer(sk, &ca->g, d.cwnd, d.ssthresh);
 	} else {
 		before = tp->snd_ssthresh;
 		diffc_decide(&d, CC_EV_ECE, true, true, before, before);

@@ -309,14 +309,13 @@ static void jersey_late_ece(struct sock *sk)
 	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss) {
 		before = cc_glue_loss_window(sk);
 		jersey_decide_now(sk, &d, CC_EV_ECE, before, tp->snd_ssthresh);
-		d.cwnd = min(d.cwnd, tcp_snd_cwnd(tp));
-		cc_glue_set(sk, &ca->g, d.cwnd, d.ssthresh);
+		d.cwnd = cc_glue_loss_answer(sk, &ca->g, d.cwnd, d.ssthresh);
 	} else {
 		/* paper: decided as in congestion avoidance (the thesis has
 		 * no ECE during recovery)
 		 */
-		u32 after = ca->classify == LC_SAFE && ca->g.ss_fix ?
-			    ca->g.ss_after : tp->snd_ssthresh;
+		u32 after = ca->classify == LC_SAFE ?
+			    cc_glue_ss_after(sk, &ca->g) : tp->snd_ssthresh;
 
 		before = tp->snd_ssthresh;
 		jersey_decide_now(sk, &d, CC_EV_ECE, before, after);
