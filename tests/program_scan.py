@@ -18,7 +18,9 @@ a short list of words that are not programs) rather than too little.
 from __future__ import annotations
 
 import ast
+import os
 import re
+import subprocess
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -297,8 +299,24 @@ def argv_programs(argv: list[str | None]) -> set[str]:
     return found
 
 
-def shell_programs(text: str) -> set[str]:
-    """Programs run by a shell script (or a shell command line)."""
+SOURCED = re.compile(r"^\s*(?:\.|source)\s+[\"']?(?:\S*/)?([\w.-]+\.sh)[\"']?\s*$", re.M)
+
+
+def sourced_files(text: str) -> set[str]:
+    """Base names of the shell files a script sources (``. dir/lib.sh``)."""
+    return set(SOURCED.findall(text))
+
+
+def shell_functions(text: str) -> set[str]:
+    """The shell functions a script defines (``name()`` or ``function name``)."""
+    toks = list(_tokens(_strip_heredocs(text)))
+    functions = {toks[i] for i in range(len(toks) - 2) if toks[i + 1] == "(" and toks[i + 2] == ")"}
+    return functions | {toks[i + 1] for i in range(len(toks) - 1) if toks[i] == "function"}
+
+
+def shell_programs(text: str, sourced_functions: Iterable[str] = ()) -> set[str]:
+    """Programs run by a shell script (or a shell command line); the
+    functions of the files it sources are ``sourced_functions``."""
     text = _strip_heredocs(text)
     # variables naming a program: IP=${IP:-/usr/sbin/ip}, PY=/usr/bin/python3
     variables = {}
@@ -308,6 +326,7 @@ def shell_programs(text: str) -> set[str]:
     toks = [variables.get(t, t) for t in _tokens(text)]
     functions = {toks[i] for i in range(len(toks) - 2) if toks[i + 1] == "(" and toks[i + 2] == ")"}
     functions |= {toks[i + 1] for i in range(len(toks) - 1) if toks[i] == "function"}
+    functions |= set(sourced_functions)
     found: set[str] = set()
     start = True
     case_pattern = False
@@ -621,12 +640,28 @@ def _shebang_shell(p: Path) -> bool:
     return first.startswith(b"#!") and (b"sh" in first.split(b"/")[-1])
 
 
+def _candidates(top: Path) -> list[Path]:
+    """The repository's files, tracked or new, that git does not ignore.
+
+    Ignored files (out/, build/, .venv/, a run's scratch scripts) are no part
+    of what a fresh clone starts; without git, every file but those trees.
+    """
+    try:
+        listed = subprocess.run(
+            ["git", "-C", str(top), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True, check=True,
+        ).stdout  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        skip = {".venv", "build", ".git", "out", "node_modules"}
+        return [p for p in sorted(top.rglob("*"))
+                if not any(part in skip for part in p.relative_to(top).parts)]  # fmt: skip
+    return sorted({top / os.fsdecode(f) for f in listed.split(b"\0") if f})
+
+
 def sources(top: Path) -> Iterator[tuple[Path, str]]:
     """(file, kind) of every file that can start a program."""
-    skip = {".venv", "build", ".git", "results", "node_modules"}
-    for p in sorted(top.rglob("*")):
-        rel = p.relative_to(top)
-        if any(part in skip for part in rel.parts) or not p.is_file():
+    for p in _candidates(top):
+        if not p.is_file():
             continue
         if p.suffix == ".py":
             yield p, "python"
@@ -641,12 +676,15 @@ def sources(top: Path) -> Iterator[tuple[Path, str]]:
 def scan(top: Path) -> dict[str, list[str]]:
     """{program: [files that start it]} for the repository at ``top``."""
     out: dict[str, list[str]] = {}
-    for p, kind in sources(top):
+    files = list(sources(top))
+    libraries = {p.name: shell_functions(p.read_text()) for p, kind in files if kind == "shell"}
+    for p, kind in files:
         text = p.read_text()
         if kind == "python":
             progs = python_programs(text, EXPORTED)
         elif kind == "shell":
-            progs = shell_programs(text)
+            lib = [f for name in sourced_files(text) for f in libraries.get(name, ())]
+            progs = shell_programs(text, lib)
         elif kind == "make":
             progs = makefile_programs(text)
         else:

@@ -181,3 +181,19 @@ def test_a_monitor_without_its_program_fails_the_point(monkeypatch: pytest.Monke
     monkeypatch.setattr(programs, "which", lambda name: None if name == "ss" else "/x")
     with pytest.raises(programs.MissingProgram, match=r"\[monitor\] ss: .*iproute2"):
         monitor.SsSampler(FakePath(), "src", [5201], 0.2)  # type: ignore[arg-type]
+
+
+def test_scan_reads_what_git_keeps(tmp_path: Path) -> None:
+    """A script git ignores (a run's scratch under out/) is not scanned; a new one is;
+    a function a script sources from another is no program, one it never defines is."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("out/\n")
+    (tmp_path / "lib.sh").write_text("helper() {\n\tiperf3 -c x\n}\n")
+    (tmp_path / "use.sh").write_text("#!/bin/bash\n. lib/lib.sh\nhelper a b\n")
+    (tmp_path / "bare.sh").write_text("#!/bin/bash\nhelper a b\n")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "scratch.sh").write_text("#!/bin/bash\nnot-a-listed-tool x\n")
+    found = program_scan.scan(tmp_path)
+    assert found["iperf3"] == ["lib.sh"]
+    assert found["helper"] == ["bare.sh"]
+    assert "not-a-listed-tool" not in found
