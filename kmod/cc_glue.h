@@ -335,7 +335,7 @@ static inline void cc_glue_grow_held(struct sock *sk, struct cc_glue *g,
 
 	if (!cc_glue_holding(sk, g) || !g->ss_fix)
 		return;
-	if (target < g->ss_after && lc_slow_start_over(p, min_rtt))
+	if (target < g->ss_after && lc_slow_start_over(p, min_rtt, target))
 		g->ss_after = cc_max_u32(target, CC_SSTHRESH_MIN);
 	if (!acked || !tcp_is_cwnd_limited(sk))
 		return;
@@ -622,7 +622,7 @@ static inline void cc_cong_avoid(struct sock *sk, struct cc_glue *g,
 	if (!tcp_is_cwnd_limited(sk) || (safe && g->counted))
 		return;
 	if (safe && tcp_in_slow_start(tp) &&
-	    lc_slow_start_over(p, cc_min_rtt(tp)))
+	    lc_slow_start_over(p, cc_min_rtt(tp), tcp_snd_cwnd(tp)))
 		tp->snd_ssthresh = tcp_snd_cwnd(tp);
 	if (tcp_in_slow_start(tp)) {
 		acked = tcp_slow_start(tp, acked);

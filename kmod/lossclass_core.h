@@ -58,8 +58,9 @@
  * diffc: the window less the standing queue's share, at least half,
  * lc_drain_window()).
  * The same standing queue ends slow start (HyStart's delay increase, as
- * the kernel's cubic does), so that a lone flow does not overflow a
- * drop-tail buffer with a burst of a half window at the end of slow start.
+ * the kernel's cubic does, and as there from a window of 16 segments), so
+ * that a lone flow does not overflow a drop-tail buffer with a burst of a
+ * half window at the end of slow start.
  *
  * Fairness.  jersey answers congestion with cwnd -> ownd = ARE * rtt_min,
  * i.e. it multiplies cwnd by beta = ownd / cwnd = rtt_min / RTT, only the
@@ -93,6 +94,7 @@
 #define LC_QUEUE_MIN_US		4000U	/*   within [4 ms, 16 ms] (RFC 9406) */
 #define LC_QUEUE_MAX_US		16000U
 #define LC_ROUND_SAMPLES	8U	/* a round's minimum counts after 8 */
+#define LC_SS_LOW_WINDOW	16U	/* slow start ends at a queue from 16 */
 #define LC_EXCESS_SHIFT		1	/* window excess: > delivered * 3 / 2 */
 #define LC_EXCESS_MIN		2U	/*   and > delivered + 2 segments */
 #define LC_CE_ROUNDS		250U	/* the path marks: CE within 250 rounds */
@@ -355,11 +357,17 @@ static inline u8 lc_congestion(const struct lc_input *in, u8 mode)
 
 /*
  * Slow start in the safe mode ends at a standing queue (HyStart's delay
- * increase): the window already fills the path.
+ * increase): the window already fills the path.  Not below a window of
+ * @cwnd LC_SS_LOW_WINDOW segments (the kernel cubic's hystart_low_window):
+ * a small window's ACKs come together, and one delay spike of the path (a
+ * scheduler, a radio's retries, a busy emulator) raises every sample of
+ * its round; a window of 7 then ended slow start on a path of 67, and
+ * congestion avoidance took 60 round trips to fill it.
  */
-static inline bool lc_slow_start_over(const struct lc_path *p, u32 min_rtt_us)
+static inline bool lc_slow_start_over(const struct lc_path *p, u32 min_rtt_us,
+				      u32 cwnd)
 {
-	return lc_path_queued(p, min_rtt_us);
+	return cwnd >= LC_SS_LOW_WINDOW && lc_path_queued(p, min_rtt_us);
 }
 
 /*
