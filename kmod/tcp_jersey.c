@@ -23,8 +23,9 @@
  * is reacting to and puts a decision into effect (the cwnd PRR steers to,
  * the ssthresh installed when the reduction completes); jersey_decide()
  * (jersey_core.h) makes the decisions:
- *   ECE (CWR entry): rate control; in CA cwnd -> ownd, in slow start cwnd
- *     is held and only ssthresh becomes ownd (never above the old one);
+ *   ECE (CWR entry): rate control; cwnd -> ownd (classify=paper: in slow
+ *     start cwnd is held and only ssthresh becomes ownd, never above the
+ *     old one);
  *   Recovery (3rd DUPACK, SACK, RACK) or CWR after a loss repaired by a
  *     tail loss probe: with ECE (or, classify=paper, without ECN) a
  *     congestion loss, cwnd -> ownd; otherwise (safe: unless the
@@ -203,7 +204,11 @@ static u8 jersey_congested(const struct sock *sk, u32 cwnd, u32 ssthresh)
  * minimum RTT above the path's minimum, not srtt's, which holds jitter the
  * window must cover) if that is larger (ARE, a filtered rate, lags the
  * link's rate: by a few percent in congestion avoidance, by half at the end
- * of slow start, and the link would then run short of the BDP).
+ * of slow start, and the link would then run short of the BDP).  An ECE
+ * in slow start is answered so too, where the paper holds cwnd and lowers
+ * only ssthresh: the mark came from the queue that slow start built, and
+ * the window held kept it standing (and the reduction was taken for a
+ * window held for corruption, which goes on growing, cc_glue_grow_held()).
  */
 static void jersey_decide_now(struct sock *sk, struct jersey_decision *d,
 			      u8 ev, u32 cwnd, u32 ssthresh)
@@ -216,6 +221,9 @@ static void jersey_decide_now(struct sock *sk, struct jersey_decision *d,
 	if (ca->classify == LC_SAFE &&
 	    (why == LC_WHY_QUEUE || why == LC_WHY_ECE))
 		ownd = max(ownd, cc_drain_window(sk, &ca->path, cwnd));
+	/* safe: an ECE in slow start is answered as in congestion avoidance */
+	if (ca->classify == LC_SAFE && ev == CC_EV_ECE)
+		ssthresh = min(ssthresh, cwnd);
 	jersey_decide(d, ev, differ, why, cwnd, ssthresh, ownd);
 }
 
@@ -266,7 +274,7 @@ static void jersey_reduce(struct sock *sk, u8 ev)
 		if (d.cause != JERSEY_CAUSE_ECN)
 			d.ssthresh = d.cwnd;
 		cc_glue_reduce_to(sk, &ca->g, d.cwnd, d.ssthresh);
-		/* in slow start an ECE holds cwnd: ssthresh is the response */
+		/* paper: in slow start an ECE holds cwnd, ssthresh responds */
 		jersey_responded(sk, cwnd, min(d.cwnd, d.ssthresh));
 	}
 	jersey_record(sk, ev, &d, cwnd);
@@ -295,9 +303,6 @@ static void jersey_rto(struct sock *sk)
  * window), not cwnd, which PRR may have taken below it while the lost
  * segments were out: the trace, the fair increase's gain and the hold
  * (a target lowered is a response, not a held window) see the target.
- * In the safe mode the decision is taken against the ssthresh to come after
- * it (ss_after), so that in a held slow start an ECE lowers only that, as an
- * ECE in slow start does.
  */
 static void jersey_late_ece(struct sock *sk)
 {
@@ -311,14 +316,11 @@ static void jersey_late_ece(struct sock *sk)
 		jersey_decide_now(sk, &d, CC_EV_ECE, before, tp->snd_ssthresh);
 		d.cwnd = cc_glue_loss_answer(sk, &ca->g, d.cwnd, d.ssthresh);
 	} else {
-		/* paper: decided as in congestion avoidance (the thesis has
-		 * no ECE during recovery)
+		/* decided as in congestion avoidance (the thesis has no
+		 * ECE during recovery; the safe mode answers every ECE so)
 		 */
-		u32 after = ca->classify == LC_SAFE ?
-			    cc_glue_ss_after(sk, &ca->g) : tp->snd_ssthresh;
-
 		before = tp->snd_ssthresh;
-		jersey_decide_now(sk, &d, CC_EV_ECE, before, after);
+		jersey_decide_now(sk, &d, CC_EV_ECE, before, before);
 		cc_glue_reduce_from(sk, &ca->g, before, d.cwnd, d.ssthresh);
 	}
 	cc_glue_ece_answered(sk, &ca->g);
