@@ -324,9 +324,7 @@ def shell_programs(text: str, sourced_functions: Iterable[str] = ()) -> set[str]
                          text, re.M):  # fmt: skip
         variables["$" + m.group(1)] = m.group(2) or m.group(3)
     toks = [variables.get(t, t) for t in _tokens(text)]
-    functions = {toks[i] for i in range(len(toks) - 2) if toks[i + 1] == "(" and toks[i + 2] == ")"}
-    functions |= {toks[i + 1] for i in range(len(toks) - 1) if toks[i] == "function"}
-    functions |= set(sourced_functions)
+    functions = shell_functions(text) | set(sourced_functions)
     found: set[str] = set()
     start = True
     case_pattern = False
@@ -676,10 +674,9 @@ def sources(top: Path) -> Iterator[tuple[Path, str]]:
 def scan(top: Path) -> dict[str, list[str]]:
     """{program: [files that start it]} for the repository at ``top``."""
     out: dict[str, list[str]] = {}
-    files = list(sources(top))
-    libraries = {p.name: shell_functions(p.read_text()) for p, kind in files if kind == "shell"}
-    for p, kind in files:
-        text = p.read_text()
+    files = [(p, kind, p.read_text()) for p, kind in sources(top)]
+    libraries = {p.name: shell_functions(text) for p, kind, text in files if kind == "shell"}
+    for p, kind, text in files:
         if kind == "python":
             progs = python_programs(text, EXPORTED)
         elif kind == "shell":
