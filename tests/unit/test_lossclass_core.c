@@ -48,11 +48,27 @@ static void test_standing_queue(void)
 	CHECK(lc_standing_queue(45001, 40000));
 	/* a full drop-tail buffer of one BDP doubles the RTT */
 	CHECK(lc_standing_queue(80000, 40000));
-	/* RFC 9406's clamp: at least 4 ms, at most 16 ms */
-	CHECK_CMP(lc_queue_threshold(1000), ==, 4000);
-	CHECK(!lc_standing_queue(5000, 1000));
-	CHECK(lc_standing_queue(5001, 1000));
+	/* RFC 9406's clamp: at least 4 ms, at most 16 ms ... */
+	CHECK_CMP(lc_queue_threshold(8000), ==, 4000);
+	CHECK_CMP(lc_queue_threshold(20000), ==, 4000);
+	CHECK(!lc_standing_queue(12000, 8000));
+	CHECK(lc_standing_queue(12001, 8000));
 	CHECK_CMP(lc_queue_threshold(560000), ==, 16000);
+	/*
+	 * ... but never above half a short path's minimum RTT: a drop-tail
+	 * buffer of one BDP (4 ms) on a 4 ms path is a standing queue from
+	 * 2 ms (RFC 9406's 4 ms alone: never)
+	 */
+	CHECK_CMP(lc_queue_threshold(4000), ==, 2000);
+	CHECK(!lc_standing_queue(6000, 4000));
+	CHECK(lc_standing_queue(6001, 4000));
+	CHECK(lc_standing_queue(7000, 4000));
+	CHECK_CMP(lc_queue_threshold(7000), ==, 3500);
+	/* and never below 0.5 ms */
+	CHECK_CMP(lc_queue_threshold(1000), ==, 500);
+	CHECK_CMP(lc_queue_threshold(200), ==, 500);
+	CHECK(!lc_standing_queue(700, 200));
+	CHECK(lc_standing_queue(701, 200));
 	CHECK(lc_standing_queue(576001, 560000));
 	/* no minimum yet, or an RTT below it: no queue */
 	CHECK(!lc_standing_queue(80000, 0));
@@ -139,8 +155,9 @@ static void test_overflow_queue(void)
 	CHECK_CMP(lc_overflow_threshold(40000), ==, 20000);
 	CHECK(!lc_overflow_queue(60000, 40000));
 	CHECK(lc_overflow_queue(60001, 40000));
-	/* short paths: the clamp of lc_queue_threshold() */
+	/* short paths: RFC 9406's 4 ms (a marking AQM keeps its own queue) */
 	CHECK_CMP(lc_overflow_threshold(4000), ==, 4000);
+	CHECK_CMP(lc_overflow_threshold(1000), ==, 4000);
 	CHECK_CMP(lc_overflow_threshold(560000), ==, 280000);
 	CHECK(!lc_overflow_queue(80000, 0));
 	rtt_at(&p, 40000, 0, 100, 40000, 0, &rtt);	/* starts round 1 */
