@@ -1,27 +1,28 @@
 #!/bin/bash
-# The 45 points of bottlenecks that the README's "Safe and fair by default"
+# The 53 points of bottlenecks that the README's "Safe and fair by default"
 # table comes from, 5 runs each (the fig 5.11 Reno mixes 10), on one kernel (6.12 or 6.1): the accept
-# profile's rows that the criteria name, and 2 + 2 Reno on the thesis fig 5.11
-# path:
+# profile's rows that the criteria name, 2 + 2 Reno on the thesis fig 5.11
+# path, and a lone flow on the short path's drop-tail queue:
 #   bash results/bottlenecks-safety.sh 6.12 [PART...]
-# PART picks the rows (all four by default): reno (2 + 2 Reno on the fig 5.11
-# path), droptail (a lone flow on the drop-tail queue, PER 0 and 1 %), cubic
+# PART picks the rows (all five by default): reno (2 + 2 Reno on the fig 5.11
+# path), droptail (a lone flow on the drop-tail queue, PER 0 and 1 %), short
+# (the same on the short path, 20 Mb/s, 4 ms), cubic
 # (2 + 2 Cubic behind every gateway kind), lossy (a lone lossy flow behind the
 # marking gateways); e.g. after a change to what an ECE does, which a path
 # without marks never sees: bash results/bottlenecks-safety.sh 6.12 reno cubic lossy
 # (KEEP=1 bash results/bottlenecks-safety.sh 6.12 cubic lossy: adds parts to those kept)
-# (all four: about 110 min on TCG, 270 runs of 30 s, two at a time; the 2 Mb/s
+# (all five: about 135 min on TCG, 310 runs of 30 s, two at a time; the 2 Mb/s
 # fig 5.11 points four at a time, every lone flow one at a time)
 # then: .venv/bin/python -m testbed report bottlenecks --out results
 set -euo pipefail
 cd "$(dirname "$0")/.."
 K=${1:?kernel series, e.g. 6.12}
 shift
-PARTS=${*:-reno droptail cubic lossy}
+PARTS=${*:-reno droptail short cubic lossy}
 for p in $PARTS; do
 	case $p in
-	reno | droptail | cubic | lossy) ;;
-	*) echo "unknown part $p (reno, droptail, cubic, lossy)" >&2; exit 2 ;;
+	reno | droptail | short | cubic | lossy) ;;
+	*) echo "unknown part $p (reno, droptail, short, cubic, lossy)" >&2; exit 2 ;;
 	esac
 done
 want() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -49,6 +50,8 @@ fi
 # trial at a time: the scenario's override)
 want droptail && run --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0,0.01]' --set "sweep.mix=[$ALONE]" \
 	--set 'sweep.ours=["jersey","diffc","cubic","bbr"]'
+want short && run --set "sweep.path=[$SHORT]" --set "sweep.gw=[$PFIFO]" --set 'sweep.per=[0,0.01]' \
+	--set "sweep.mix=[$ALONE]" --set 'sweep.ours=["jersey","diffc","cubic","bbr"]'
 # 2 + 2 cubic behind every gateway kind, PER 0; Reno in jersey's place shows
 # the share the kernel's own Reno takes from Cubic under the same marks (1.13-1.26
 # behind cw aq on 6.12, where diffc, which answers an ECE as Reno does, took 1.02-1.26)

@@ -114,9 +114,12 @@ def test_calibrate_plan_and_kernel_directories(tmp_path: Path) -> None:
     assert tcli.calibrate_plan(scs, "quick") == {"fig5_11": 6, "bottlenecks": 2}
     one = [scenario.load("fig5_11", scenario.parse_set(["parallel=1"]))]
     assert tcli.calibrate_plan(one, None) == {}
-    # bottlenecks runs a lone flow on its 20 Mb/s path one at a time: calibrate
+    # bottlenecks runs a lone flow on its 20 Mb/s paths one at a time: calibrate
     # leaves those points out, and keeps the file's own exclusions
-    assert tcli.serial_points(scs[1], "accept") == [{"path": "20M-40ms", "mix": "alone"}]
+    assert tcli.serial_points(scs[1], "accept") == [
+        {"path": "20M-40ms", "mix": "alone"},
+        {"path": "20M-4ms", "mix": "alone"},
+    ]
     assert tcli.calibrate_sets(scs[0], None, tcli.serial_points(scs[0], None)) == []
     sets = tcli.calibrate_sets(scs[1], "accept", tcli.serial_points(scs[1], "accept"))
     left = scenario.load("bottlenecks", scenario.parse_set(sets)).points("accept")

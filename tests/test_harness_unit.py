@@ -918,8 +918,9 @@ def test_cpu_load_from_proc_stat(tmp_path: Path) -> None:
 
 
 def test_safety_checks_of_the_bottlenecks_scenario() -> None:
-    def rec(ours: str, gw: str, per: float, mix: str, run: int, **m: float) -> dict[str, Any]:
-        return {"_level": "point", "path": "20M-40ms", "ours": ours, "gw": gw, "per": per,
+    def rec(ours: str, gw: str, per: float, mix: str, run: int, path: str = "20M-40ms",
+            **m: float) -> dict[str, Any]:  # fmt: skip
+        return {"_level": "point", "path": path, "ours": ours, "gw": gw, "per": per,
                 "mix": mix, "run": run, **m}  # fmt: skip
 
     DROP = "bottleneck.congestion_drop_rate"
@@ -955,6 +956,9 @@ def test_safety_checks_of_the_bottlenecks_scenario() -> None:
             rec("jersey", "vcrr", 0.05, "alone", run, goodput_bps=15.8e6),
             rec("bbr", "vcrr-gamma1", 0.01, "alone", run, goodput_bps=18.0e6),
             rec("jersey", "vcrr-gamma1", 0.01, "alone", run, goodput_bps=17.0e6),
+            # the short path: its own rows, which the 40 ms rows do not pool
+            rec("cubic", "pfifo", 0, "alone", run, "20M-4ms", **{DROP: 0.009}),
+            rec("jersey", "pfifo", 0, "alone", run, "20M-4ms", **{DROP: 0.245}, accuracy=0.2),
         ]
     text = "\n".join(report.safety_checks(recs))
     line = {(row.split("|")[1].strip(), row.split("|")[2].strip()): row for row in text.splitlines()
@@ -989,6 +993,12 @@ def test_safety_checks_of_the_bottlenecks_scenario() -> None:
     assert line[(share, "jersey")].endswith("| 0.8 - 1.25 | pass |")
     # no bbr at drop-tail 1 %: that row is not claimed
     assert "drop-tail, PER 1 %, alone: goodput" not in text
+    short = "short path (20 Mb/s, 4 ms), drop-tail, PER 0, alone: "
+    assert (
+        "| 5 | 0.245 [0.245, 0.245] | <= 0.0135 | FAIL |"
+        in line[(short + "congestion drop rate <= 1.5x cubic's", "jersey")]
+    )
+    assert line[(short + "loss-classification accuracy >= 0.9", "jersey")].endswith("FAIL |")
 
 
 def test_report_refuses_to_mix_commits_or_kernels_unless_told(tmp_path: Path) -> None:

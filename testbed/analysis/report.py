@@ -1175,6 +1175,8 @@ def oracle_checks(name: str, recs: list[dict[str, Any]]) -> list[str]:
 # (medians over runs), from the safe-and-fair acceptance: mostly on the
 # 20 Mb/s, 40 ms path; the Reno mixes on the thesis fig 5.11 path.
 SAFE_PATH = "20M-40ms"
+# and a short path, behind drop-tail only: the issue's drop-tail bars there too
+SHORT_PATH = "20M-4ms"
 SAFE_OURS = ("jersey", "diffc")
 MARKING_GWS = ("cw-aq", "cw-pq", "vcrr", "fq_codel-ecn")
 
@@ -1196,20 +1198,27 @@ class SafetyRow:
     reference: bool = False
 
 
+def _droptail_rows(path: str, name: str) -> list[SafetyRow]:
+    """The drop-tail criteria for a lone flow on ``path`` (rows named ``name``)."""
+    alone: dict[str, Any] = {"path": path, "mix": "alone"}
+    dt0, dt1 = {**alone, "gw": "pfifo", "per": 0}, {**alone, "gw": "pfifo", "per": 0.01}
+    return [
+        SafetyRow(f"{name}, PER 0, alone: congestion drop rate <= 1.5x cubic's", dt0,
+                  "bottleneck.congestion_drop_rate", "cubic", 0.0, 1.5),
+        SafetyRow(f"{name}, PER 0, alone: loss-classification accuracy >= 0.9", dt0,
+                  "accuracy", None, 0.9, math.inf),
+        SafetyRow(f"{name}, PER 1 %, alone: goodput >= 0.9x bbr's", dt1, "goodput_bps",
+                  "bbr", 0.9, math.inf),
+        SafetyRow(f"{name}, PER 1 %, alone: retransmitted bytes <= 3 % of bytes sent", dt1,
+                  "retrans_fraction", None, 0.0, 0.03),
+    ]  # fmt: skip
+
+
 def _safety_rows() -> list[SafetyRow]:
     inf = math.inf
     alone: dict[str, Any] = {"path": SAFE_PATH, "mix": "alone"}
-    dt0, dt1 = {**alone, "gw": "pfifo", "per": 0}, {**alone, "gw": "pfifo", "per": 0.01}
-    rows = [
-        SafetyRow("drop-tail, PER 0, alone: congestion drop rate <= 1.5x cubic's", dt0,
-                  "bottleneck.congestion_drop_rate", "cubic", 0.0, 1.5),
-        SafetyRow("drop-tail, PER 0, alone: loss-classification accuracy >= 0.9", dt0,
-                  "accuracy", None, 0.9, inf),
-        SafetyRow("drop-tail, PER 1 %, alone: goodput >= 0.9x bbr's", dt1, "goodput_bps",
-                  "bbr", 0.9, inf),
-        SafetyRow("drop-tail, PER 1 %, alone: retransmitted bytes <= 3 % of bytes sent", dt1,
-                  "retrans_fraction", None, 0.0, 0.03),
-    ]  # fmt: skip
+    rows = _droptail_rows(SAFE_PATH, "drop-tail")
+    rows += _droptail_rows(SHORT_PATH, "short path (20 Mb/s, 4 ms), drop-tail")
     for gw in ("pfifo", "cw-aq", "cw-pq", "vcrr", "red-ecn", "fq_codel-ecn", "pie-ecn"):
         for path, mix in ((SAFE_PATH, "2+2cubic"), ("fig5.11", "2+2reno")):
             rival = mix.removeprefix("2+2")
