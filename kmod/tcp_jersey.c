@@ -53,9 +53,11 @@
  * watched in .pkts_acked) a loss without ECE counts as wireless only while
  *   - no standing queue: the minimum RTT of the last round trip (or of
  *     this one after 8 samples) is within min_rtt / 8, clamped to [4 ms,
- *     16 ms], of the path's minimum RTT (while the path marks, CE echoed
- *     within the last 250 round trips, half the minimum RTT: the AQM keeps
- *     a shorter queue, a longer one is its buffer overflowing), and
+ *     16 ms] and at most half the path's minimum RTT (a short path's
+ *     one-BDP buffer holds less than 4 ms), of the path's minimum RTT
+ *     (while the path marks, CE echoed within the last 250 round trips,
+ *     half the minimum RTT: the AQM keeps a shorter queue, a longer one is
+ *     its buffer overflowing), and
  *   - the window is delivered: cwnd (half of it in slow start) is at most
  *     3/2 of the segments the path delivered in the last round trip;
  * otherwise it is congestion, answered with cwnd = ownd.  Taking a wireless
