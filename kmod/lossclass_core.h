@@ -16,10 +16,11 @@
  *     path's minimum RTT by more than min_rtt / 8, clamped to [4 ms, 16 ms]
  *     (RFC 9406's HyStart++ delay threshold), and never by more than half
  *     the path's minimum RTT (at least 0.5 ms): a short path's drop-tail
- *     buffer of one BDP holds less than 4 ms (lc_queue_threshold()).  A round's minimum, not the
- *     smoothed RTT: a standing queue raises every sample of a round, while
- *     jitter, delayed ACKs and a sender's own bursts raise some; a full
- *     drop-tail buffer of any useful size shows up there.  While the path
+ *     buffer of one BDP holds less than 4 ms (lc_queue_threshold()).  A
+ *     round's minimum, not the smoothed RTT: a standing queue raises every
+ *     sample of a round, while jitter, delayed ACKs and a sender's own
+ *     bursts raise some; a full drop-tail buffer of any useful size shows
+ *     up there.  While the path
  *     marks (a CE echo within the last LC_CE_ROUNDS, 250, round trips: 10 s
  *     at 40 ms) the queue counts only above half the path's minimum RTT
  *     (never below RFC 9406's threshold): a marking AQM keeps its own queue
