@@ -20,12 +20,12 @@
  *     round's minimum, not the smoothed RTT: a standing queue raises every
  *     sample of a round, while jitter, delayed ACKs and a sender's own
  *     bursts raise some; a full drop-tail buffer of any useful size shows
- *     up there.  While the path
- *     marks (a CE echo within the last LC_CE_ROUNDS, 250, round trips: 10 s
- *     at 40 ms) the queue counts only above half the path's minimum RTT
- *     (never below RFC 9406's threshold): a marking AQM keeps its own queue
- *     short (CoDel's 5 ms, PIE's 15 ms, CW's third of its buffer) and tells
- *     congestion by CE before it drops; a queue of half the base RTT or
+ *     up there.  While the path marks (a CE echo within the last
+ *     LC_CE_ROUNDS, 250, round trips: 10 s at 40 ms) the queue counts only
+ *     above half the path's minimum RTT (never below RFC 9406's
+ *     threshold): a marking AQM keeps its own queue short (CoDel's 5 ms,
+ *     PIE's 15 ms, CW's third of its buffer) and tells congestion by CE
+ *     before it drops; a queue of half the base RTT or
  *     more is one it does not control (traffic that ignores its marks, or
  *     marks that come from the rate and not from the queue, as VCRR's) and
  *     a loss there is its buffer overflowing: behind VCRR with two Cubic
