@@ -560,8 +560,8 @@ static inline bool cc_path_rtt(const struct sock *sk, struct lc_path *p,
 	if (bounded && tcp_is_sack(tp) &&
 	    cc_seq_after(tp->rack.end_seq, tp->snd_una) &&
 	    !cc_seq_after(tp->rack.end_seq, tp->snd_nxt)) {
-		a.has_fack = true;
-		a.fack = tp->rack.end_seq;
+		a.has_rack_end = true;
+		a.rack_end = tp->rack.end_seq;
 	}
 	return rtt_us > 0 && lc_path_rtt(p, rtt_us, &a, min);
 }

@@ -39,15 +39,26 @@ static bool rtt_bounded(struct lc_path *p, u32 rtt, u32 una, u32 nxt,
 	return lc_path_rtt(p, rtt, &a, min);
 }
 
-/* the same with SACK: @fack, the end of the last-sent segment delivered */
-static bool rtt_sacked(struct lc_path *p, u32 rtt, u32 una, u32 nxt, u32 fack,
-		       u32 delivered, u32 *min)
+/*
+ * the same with SACK: @rack_end, the end of the last-sent segment delivered
+ * (@sack false: none known)
+ */
+static bool rtt_sack(struct lc_path *p, u32 rtt, u32 una, u32 nxt,
+		     bool sack, u32 rack_end, u32 delivered, u32 *min)
 {
 	struct lc_ack a = { .una = una, .nxt = nxt, .delivered = delivered,
 			    .min_rtt_us = 40000, .cwnd = 40, .limited = true,
-			    .has_fack = fack != 0, .fack = fack };
+			    .has_rack_end = sack, .rack_end = rack_end };
 
 	return lc_path_rtt(p, rtt, &a, min);
+}
+
+/* the same, rack_end 0 meaning none */
+static bool rtt_sacked(struct lc_path *p, u32 rtt, u32 una, u32 nxt,
+		       u32 rack_end, u32 delivered, u32 *min)
+{
+	return rtt_sack(p, rtt, una, nxt, rack_end != 0, rack_end, delivered,
+			min);
 }
 
 static void test_standing_queue(void)
@@ -396,6 +407,12 @@ static void test_round_over_by_sack(void)
 	rtt_sacked(&q, 41000, 121, 160, 0, 0, &rtt);
 	CHECK(!rtt_sacked(&q, 41000, 121, 170, 160, 5, &rtt));
 	CHECK(rtt_sacked(&q, 41000, 121, 170, 161, 6, &rtt));
+	/* across the sequence space's wrap */
+	q = (struct lc_path){ 0 };
+	rtt_sack(&q, 41000, 0xffffffd0U, 0xfffffff0U, false, 0, 0, &rtt);
+	CHECK(!rtt_sack(&q, 41000, 0xffffffd0U, 0x10, true, 0xfffffff0U, 5,
+			&rtt));
+	CHECK(rtt_sack(&q, 41000, 0xffffffd0U, 0x10, true, 0x8, 6, &rtt));
 }
 
 static void test_classification(void)
