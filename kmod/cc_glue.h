@@ -536,8 +536,7 @@ static inline bool cc_glue_slow_start(const struct sock *sk,
 /*
  * The round trips of lc_path (lossclass_core.h): .pkts_acked hands every
  * RTT sample to cc_path_rtt() (true when a round ended, *@min its minimum
- * RTT; @bounded: a round ends by SACK too, lc_round_over(), and a long
- * round by its count, lc_round_long();
+ * RTT; @bounded: a long round ends by its count too, lc_round_long();
  * @slow_start: the window doubles a round), .in_ack_event its CE echoes to
  * cc_path_ack().
  */
@@ -556,13 +555,6 @@ static inline bool cc_path_rtt(const struct sock *sk, struct lc_path *p,
 		.limited	= tcp_is_cwnd_limited(sk),
 	};
 
-	/* RACK's last delivered segment, within the flight (SACK only) */
-	if (bounded && tcp_is_sack(tp) &&
-	    cc_seq_after(tp->rack.end_seq, tp->snd_una) &&
-	    !cc_seq_after(tp->rack.end_seq, tp->snd_nxt)) {
-		a.has_rack_end = true;
-		a.rack_end = tp->rack.end_seq;
-	}
 	return rtt_us > 0 && lc_path_rtt(p, rtt_us, &a, min);
 }
 

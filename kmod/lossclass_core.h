@@ -123,14 +123,13 @@ enum lc_why {
 /*
  * What a sender learns of the path round trip by round trip: the minimum
  * RTT sample of the current round (a round ends when snd_una passes the
- * snd_nxt of its start, as in Vegas, or for jersey and diffc when a SACK
- * does, lc_round_over(), or when it grew long, lc_round_long()), whether
- * the last round's minimum showed a standing queue, and how many rounds
- * ago it last echoed CE.
+ * snd_nxt of its start, as in Vegas, or for jersey and diffc when it grew
+ * long, lc_round_long()), whether the last round's minimum
+ * showed a standing queue, and how many rounds ago it last echoed CE.
  */
 struct lc_path {
 	u32	round_min;	/* this round's minimum RTT sample (us), 0 = none */
-	u32	round_end;	/* snd_nxt when it began (lc_round_over()) */
+	u32	round_end;	/* the round ends when snd_una passes this */
 	u16	round_start;	/* tp->delivered (low 16 bits) when it began */
 	u16	delivered;	/* segments delivered in the last round,
 				 * 0 = unknown (none yet, or 2^16 or more)
@@ -224,12 +223,10 @@ struct lc_ack {
 	u32	cwnd;		/* bounds a round (lc_round_long()), 0: unbounded */
 	bool	slow_start;	/* the window doubles a round */
 	bool	limited;	/* the window, not the application, limits the flight */
-	bool	has_rack_end;	/* rack_end is known (SACK, bounded rounds) */
-	u32	rack_end;	/* end of the last-sent segment delivered */
 };
 
 /*
- * A round that neither snd_una nor a SACK ends: it has delivered (ACKed or SACKed)
+ * A round that snd_una does not end: it has delivered (ACKed or SACKed)
  * more than twice the window @cwnd, more than two round trips carry.  A
  * loss recovery stalls snd_una below the round's end while SACKs go on
  * delivering, for several round trips when a retransmission is lost too; a
@@ -246,33 +243,13 @@ static inline bool lc_round_long(u32 n, u32 cwnd)
 	return cwnd && n > 2 * cwnd;
 }
 
-/*
- * The round trip is over: snd_una passed its end, or a segment sent after
- * it began was delivered (@a->rack_end, RACK's end sequence: of the last
- * segment sent that was delivered, not the highest SACKed, beyond its
- * end), as BBR counts rounds by delivery.  A loss recovery stalls snd_una
- * at the hole while SACKs go on: a round that snd_una alone ends lasts
- * until the hole is repaired (several round trips when a repair is lost
- * too) and keeps the minimum of its first samples, taken before a queue
- * built.  Then a held recovery in slow start grew the window far beyond
- * the path: diffc's peaked at 153-380 segments instead of 38-72 on a
- * 20 Mb/s, 40 ms path at 1 % PER (BDP 67).
- */
-static inline bool lc_round_over(const struct lc_path *p,
-				 const struct lc_ack *a)
-{
-	if (!cc_seq_after(p->round_end, a->una))
-		return true;
-	return a->has_rack_end && cc_seq_after(a->rack_end, p->round_end);
-}
-
 /* segments delivered in the round under way, @delivered: tp->delivered */
 static inline u32 lc_round_delivered(const struct lc_path *p, u32 delivered)
 {
 	return (u16)((u16)delivered - p->round_start);
 }
 
-/* a round begins at @a: it ends past today's snd_nxt (lc_round_over()) */
+/* a round begins at @a: it ends when snd_una passes today's snd_nxt */
 static inline void lc_round_begin(struct lc_path *p, const struct lc_ack *a)
 {
 	p->round_end = a->nxt;
@@ -289,7 +266,7 @@ static inline void lc_round_begin(struct lc_path *p, const struct lc_ack *a)
 static inline bool lc_path_rtt(struct lc_path *p, u32 rtt_us,
 			       const struct lc_ack *a, u32 *min)
 {
-	bool by_count;	/* not over: lc_round_long() ended it */
+	bool by_count;	/* snd_una has not ended it: lc_round_long() did */
 	u32 n;
 
 	if (!rtt_us)
@@ -304,7 +281,7 @@ static inline bool lc_path_rtt(struct lc_path *p, u32 rtt_us,
 		return false;
 	}
 	n = lc_round_delivered(p, a->delivered);
-	by_count = !lc_round_over(p, a);
+	by_count = cc_seq_after(p->round_end, a->una);
 	if (by_count && !lc_round_long(n, a->cwnd))
 		return false;
 	*min = p->round_min;

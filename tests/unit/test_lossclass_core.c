@@ -39,28 +39,6 @@ static bool rtt_bounded(struct lc_path *p, u32 rtt, u32 una, u32 nxt,
 	return lc_path_rtt(p, rtt, &a, min);
 }
 
-/*
- * the same with SACK: @rack_end, the end of the last-sent segment delivered
- * (@sack false: none known)
- */
-static bool rtt_sack(struct lc_path *p, u32 rtt, u32 una, u32 nxt,
-		     bool sack, u32 rack_end, u32 delivered, u32 *min)
-{
-	struct lc_ack a = { .una = una, .nxt = nxt, .delivered = delivered,
-			    .min_rtt_us = 40000, .cwnd = 40, .limited = true,
-			    .has_rack_end = sack, .rack_end = rack_end };
-
-	return lc_path_rtt(p, rtt, &a, min);
-}
-
-/* the same, rack_end 0 meaning none */
-static bool rtt_sacked(struct lc_path *p, u32 rtt, u32 una, u32 nxt,
-		       u32 rack_end, u32 delivered, u32 *min)
-{
-	return rtt_sack(p, rtt, una, nxt, rack_end != 0, rack_end, delivered,
-			min);
-}
-
 static void test_standing_queue(void)
 {
 	/* 40 ms base: the threshold is 5 ms */
@@ -368,53 +346,6 @@ static void test_long_round(void)
 	CHECK(lc_round_long(81, 40));
 }
 
-/*
- * A hole at 121 stalls snd_una while SACKs deliver one segment a sample:
- * the round that began with snd_nxt 160 ends when segment 160, the first
- * sent after it began, is delivered, one round trip, not when the hole is
- * repaired nor after two windows; its successor shows the queue that built
- * meanwhile.
- */
-static void test_round_over_by_sack(void)
-{
-	struct lc_path p = { 0 }, q;
-	u32 rtt = 0, d = 0, i;
-
-	CHECK(!rtt_sacked(&p, 41000, 121, 160, 0, d, &rtt));	/* begins */
-	q = p;
-	for (i = 1; i <= 39; i++)
-		CHECK(!rtt_sacked(&p, i <= 5 ? 41000 : 80000, 121, 160 + i,
-				  121 + i, d + i, &rtt));
-	CHECK(!lc_path_queued(&p, 40000));
-	CHECK(rtt_sacked(&p, 80000, 121, 200, 161, d + 40, &rtt));
-	CHECK_CMP(rtt, ==, 41000);
-	CHECK_CMP(p.delivered, ==, 40);
-	CHECK_CMP(p.round_end, ==, 200);
-	for (i = 1; i <= 39; i++)
-		CHECK(!rtt_sacked(&p, 80000, 121, 200 + i, 161 + i,
-				  d + 40 + i, &rtt));
-	CHECK(rtt_sacked(&p, 80000, 121, 240, 201, d + 80, &rtt));
-	CHECK_CMP(rtt, ==, 80000);
-	CHECK(p.queued);
-	/* without SACK the same ACKs end no round before two windows */
-	for (i = 1; i <= 80; i++)
-		CHECK(!rtt_sacked(&q, i <= 5 ? 41000 : 80000, 121, 160 + i, 0,
-				  d + i, &rtt));
-	CHECK(rtt_sacked(&q, 80000, 121, 241, 0, d + 81, &rtt));
-	CHECK_CMP(rtt, ==, 41000);
-	/* a segment sent before the round began ends nothing */
-	q = (struct lc_path){ 0 };
-	rtt_sacked(&q, 41000, 121, 160, 0, 0, &rtt);
-	CHECK(!rtt_sacked(&q, 41000, 121, 170, 160, 5, &rtt));
-	CHECK(rtt_sacked(&q, 41000, 121, 170, 161, 6, &rtt));
-	/* across the sequence space's wrap */
-	q = (struct lc_path){ 0 };
-	rtt_sack(&q, 41000, 0xffffffd0U, 0xfffffff0U, false, 0, 0, &rtt);
-	CHECK(!rtt_sack(&q, 41000, 0xffffffd0U, 0x10, true, 0xfffffff0U, 5,
-			&rtt));
-	CHECK(rtt_sack(&q, 41000, 0xffffffd0U, 0x10, true, 0x8, 6, &rtt));
-}
-
 static void test_classification(void)
 {
 	struct lc_input i;
@@ -668,7 +599,6 @@ int main(void)
 	RUN(test_window_excess);
 	RUN(test_round_delivered);
 	RUN(test_long_round);
-	RUN(test_round_over_by_sack);
 	RUN(test_classification);
 	RUN(test_slow_start_rounds);
 	RUN(test_slow_start_policer);
