@@ -168,9 +168,18 @@ def kernel_out(args: argparse.Namespace, base: Path) -> Path:
 
 
 def in_vm(args: argparse.Namespace, names: list[str], out: Path, timeout_s: float) -> int:
-    """The harness on the target kernel through testbed/vm; its exit status."""
+    """The harness on the target kernel through testbed/vm; its exit status.
+
+    The guest sees the host's files read-only with a writable overlay it
+    drops at exit; only the repository is shared read-write.  An ``out``
+    outside it would lose every point the harness writes there."""
     from testbed.vm import accel
 
+    if not args.host and not out.resolve().is_relative_to(TOP.resolve()):
+        raise UsageError(
+            f"--out {out}: outside {TOP}, the only directory the VM writes back to the host; "
+            "the points would be lost (use a directory under it, e.g. out/NAME)"
+        )
     meta = {**git_meta(), "accel": "host" if args.host else accel()[0]}
     harness = [str(PY), "-m", "testbed", "run", "--here", "--out", str(out)]
     harness += ["--backend", args.backend, "--meta", json.dumps(meta)]

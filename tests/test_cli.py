@@ -179,6 +179,24 @@ def test_run_writes_into_the_kernels_directory(
     assert (kdir / "calibration.md").read_text().startswith("# Calibration")
 
 
+def test_run_refuses_an_out_the_vm_does_not_share(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The guest writes back only into the repository: an --out elsewhere would
+    lose every point (it did: an A/B under /tmp ended with an empty report)."""
+    import argparse
+
+    from testbed import cli as tcli
+
+    def no_vm(*a: Any, **k: Any) -> Any:
+        raise AssertionError("a VM was started")
+
+    monkeypatch.setattr(tcli.subprocess, "run", no_vm)
+    args = argparse.Namespace(host=False)
+    with pytest.raises(tcli.UsageError, match="outside .* the points would be lost"):
+        tcli.in_vm(args, ["fig5_11"], tmp_path / "6.12", 60)
+
+
 def test_run_refuses_a_tc_without_our_qdiscs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
