@@ -119,6 +119,43 @@ def test_trace_parse_key_values_and_hosts() -> None:
     assert trace.host_of(evs[1]["dest"]) == "fd00::2"
 
 
+def test_trace_take_waits_for_a_lagging_reader(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trial's events recorded before take() are all handed over, even
+    when the reader is seconds behind the ring buffer (a loaded guest)."""
+    import os
+    import time
+
+    from testbed.measure import trace
+
+    # a tracefs whose trace_pipe is a FIFO and whose trace_marker writes into it
+    (tmp_path / "events" / "jersey_loss").mkdir(parents=True)
+    for name in ("tracing_on", "buffer_size_kb", "trace", "events/jersey_loss/enable"):
+        (tmp_path / name).write_text("0")
+    (tmp_path / "trace_clock").write_text("[local] global mono\n")
+    os.mkfifo(tmp_path / "trace_pipe")
+    (tmp_path / "trace_marker").symlink_to(tmp_path / "trace_pipe")
+    filed = trace.TraceStream._file
+
+    def lagging(self: trace.TraceStream, text: str) -> None:
+        time.sleep(0.5)
+        filed(self, text)
+
+    monkeypatch.setattr(trace.TraceStream, "_file", lagging)
+    line = "  iperf3-1 [000] ..... 1.5: jersey_loss: src=10.11.1.1:1 dest=10.11.1.2:2 cause=ecn\n"
+    with trace.TraceStream(["jersey_loss"], root=tmp_path) as tracer:
+        writer = os.open(tmp_path / "trace_pipe", os.O_WRONLY)  # the reader has it open
+        try:
+            os.write(writer, (line * 3).encode())
+            time.sleep(0.1)  # read, not yet filed
+            assert [e["cause"] for e in tracer.take(11)] == ["ecn"] * 3
+            assert tracer.take(11) == []
+        finally:
+            os.close(writer)
+    assert (tmp_path / "trace_clock").read_text() == "local"
+
+
 def test_a_batch_of_trials_that_outlives_its_time_is_reported(monkeypatch, capsys) -> None:
     from testbed.run import trial as trial_mod
     from testbed.traffic.flows import Flow
