@@ -55,7 +55,7 @@ def scripted(request: pytest.FixtureRequest) -> dict[str, Any]:
 def test_script(scripted: dict[str, Any], script: str) -> None:
     res = scripted[script]
     assert res["status"] == "ok", res["error"] + "\n" + "\n".join(res["log"][-40:])
-    if res.get("failed_before"):  # a timed script passed on a rerun: the summary says so
+    if res.get("failed_before"):  # a script passed on a rerun: the summary says so
         warnings.warn(f"{script} passed after {len(res['failed_before'])} failed runs: "
                       + " | ".join(res["failed_before"]), stacklevel=1)  # fmt: skip
 
