@@ -163,6 +163,16 @@ class Walkthrough:
         res = json.loads(out)
         bps = res["end"]["sum_received"]["bits_per_second"]
         self.check(f"lan -> SERVER through wlan0: {bps / 1e6:.2f} Mbit/s", 2e6 < bps < 10.5e6, out)
+        self.server_idle()
+
+    def server_idle(self) -> None:
+        """Wait until iperf3's server has closed the last test's connections:
+        a client that comes sooner is refused ("the server is busy running a
+        test"), and the next README block's flow would not exist."""
+        for _ in range(100):
+            if not sh("ss -Htn state established '( sport = :5201 )'", ns="mobile").strip():
+                return
+            time.sleep(0.1)
 
     def qdisc_stats(self, kind: str) -> dict[str, Any]:
         qs = json.loads(sh("tc -s -j qdisc show dev wlan0"))
