@@ -536,7 +536,8 @@ static inline bool cc_glue_slow_start(const struct sock *sk,
 /*
  * The round trips of lc_path (lossclass_core.h): .pkts_acked hands every
  * RTT sample to cc_path_rtt() (true when a round ended, *@min its minimum
- * RTT; @bounded: a long round ends by its count too, lc_round_long();
+ * RTT; @bounded: a round ends by SACK too, lc_round_over(), and a long
+ * round by its count, lc_round_long();
  * @slow_start: the window doubles a round), .in_ack_event its CE echoes to
  * cc_path_ack().
  */
@@ -555,6 +556,13 @@ static inline bool cc_path_rtt(const struct sock *sk, struct lc_path *p,
 		.limited	= tcp_is_cwnd_limited(sk),
 	};
 
+	/* RACK's last delivered segment, within the flight (SACK only) */
+	if (bounded && tcp_is_sack(tp) &&
+	    cc_seq_after(tp->rack.end_seq, tp->snd_una) &&
+	    !cc_seq_after(tp->rack.end_seq, tp->snd_nxt)) {
+		a.has_rack_end = true;
+		a.rack_end = tp->rack.end_seq;
+	}
 	return rtt_us > 0 && lc_path_rtt(p, rtt_us, &a, min);
 }
 
@@ -650,21 +658,33 @@ static inline u32 cc_window_used(const struct tcp_sock *tp, u32 cwnd)
 }
 
 /*
- * The delivery sample of an ACK for a rate estimator: the data newly
- * delivered since the previous ACK (tp->delivered then, in *@delivered,
- * which this advances) and the receiver's timestamp with its tick.
+ * The delivery sample of an ACK for a rate estimator: the @newly delivered
+ * segments since the previous ACK and the receiver's timestamp with its
+ * tick.
  */
-static inline void cc_ack_read(const struct sock *sk, u32 *delivered,
-			       struct cc_ack *a)
+static inline void cc_ack_sample(const struct sock *sk, u32 newly,
+				 struct cc_ack *a)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u64 bytes = (u64)(tp->delivered - *delivered) * tp->mss_cache;
+	u64 bytes = (u64)newly * tp->mss_cache;
 
 	a->now_us = tp->tcp_mstamp;
 	a->bytes = (u32)min_t(u64, bytes, U32_MAX);
 	a->tsval = tp->rx_opt.rcv_tsval;
 	a->tick_us = compat_tcp_usec_ts(tp) ? 1 : 1000;
 	a->has_ts = tp->rx_opt.tstamp_ok && tp->rx_opt.saw_tstamp;
+}
+
+/*
+ * cc_ack_sample() of the data delivered since tp->delivered was
+ * *@delivered, which this advances
+ */
+static inline void cc_ack_read(const struct sock *sk, u32 *delivered,
+			       struct cc_ack *a)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	cc_ack_sample(sk, tp->delivered - *delivered, a);
 	*delivered = tp->delivered;
 }
 
@@ -693,6 +713,7 @@ static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
 	in->marks = lc_path_marks(p);
 	in->queued = lc_path_queued(p, min_rtt);
 	in->overflow = lc_path_overflow(p, min_rtt);
+	in->full = p->full;
 }
 
 /*

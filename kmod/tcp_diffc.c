@@ -27,11 +27,14 @@
  * above the path's, at least half: at a full drop-tail buffer of one BDP
  * that is Reno's halving, at a short queue a random loss costs only the
  * queue; action "drain"), when the window is not
- * delivered (a shallow buffer, a policer) Reno's halving.  After a drain,
+ * delivered (a shallow buffer, a policer) Reno's halving, and so on a path
+ * that does not mark once the window reaches the one such a buffer
+ * overflowed at (why=full).  After a drain,
  * congestion avoidance adds 3 (1 - beta) / (1 + beta) segments per RTT, as
  * jersey's (Reno's one after a halving), so that with the same signals
  * diffc is no greedier than Reno where flows compete (a standing queue,
- * or marks within LC_CE_ROUNDS round trips: lc_ai_now()), Reno's one
+ * marks within LC_CE_ROUNDS round trips, or a buffer found shallow:
+ * lc_ai_now()), Reno's one
  * segment per RTT elsewhere.  Slow start ends at a standing queue, and
  * a held recovery goes on growing the window (by slow start only up to a
  * standing queue) and refills its flight (as jersey).  A drop-tail
@@ -125,10 +128,11 @@ static u8 diffc_congested(const struct sock *sk, u32 cwnd, u32 ssthresh)
 static void diffc_decide_now(struct sock *sk, struct diffc_decision *d, u8 ev,
 			     u32 cwnd, u32 ssthresh)
 {
-	const struct diffc *ca = inet_csk_ca(sk);
+	struct diffc *ca = inet_csk_ca(sk);
 	bool differ = cc_ecn_ok(sk) || ca->classify == LC_SAFE;
 	u8 why = diffc_congested(sk, cwnd, ssthresh);
 
+	lc_path_overflowed(&ca->path, why, cc_min_rtt(tcp_sk(sk)));
 	diffc_decide(d, ev, differ, why != LC_WHY_NONE, cwnd, ssthresh);
 	d->why = why;
 	if (why == LC_WHY_QUEUE)

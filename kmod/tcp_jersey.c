@@ -59,7 +59,10 @@
  *     half the minimum RTT: the AQM keeps a shorter queue, a longer one is
  *     its buffer overflowing), and
  *   - the window is delivered: cwnd (half of it in slow start) is at most
- *     3/2 of the segments the path delivered in the last round trip;
+ *     3/2 of the segments the path delivered in the last round trip, and
+ *   - on a path that does not mark, the window is below the one its buffer
+ *     overflowed at without a standing queue (a buffer shallower than the
+ *     queue threshold, where the rule before found the overflow);
  * otherwise it is congestion, answered with cwnd = ownd.  Taking a wireless
  * loss for congestion costs little: ownd = ARE * rtt_min only drains the
  * queue.  The same standing queue ends slow start (HyStart's delay
@@ -68,17 +71,19 @@
  * on growing the window (cc_glue_grow_held()): the kernel raises cwnd only
  * outside recovery, and at a few percent of random loss a sender is in
  * recovery most of the time; its slow start ends at a standing queue too,
- * and a round trip that a stalled recovery keeps open ends after two
+ * and a round trip that a stalled recovery keeps open ends when a segment
+ * sent after it began is delivered (RACK's, with SACK), or after two
  * windows delivered (lc_round_long()), so that the queue shows; and its
  * flight, which PRR would let each loss shrink for good, grows back to the
  * window as slow start would (cc_glue_refill_held(): at 5 % PER behind
  * fq_codel, 14.35 -> 16.36 Mb/s, bbr 16.61; medians of 5 runs on 6.12).
  * The fair increase below applies while the path shows a standing queue
- * or has marked within LC_CE_ROUNDS round trips (where flows compete),
- * Reno's one segment per RTT otherwise (lc_ai_now()).  In this mode losses are
+ * or has marked within LC_CE_ROUNDS round trips, or its buffer was found
+ * shallow (where flows compete), Reno's one segment per RTT otherwise
+ * (lc_ai_now()).  In this mode losses are
  * told apart with or without ECN on the connection (ECN adds the CE
  * signal); the tracepoint
- * says why a loss was congestion (why=ece, excess, queue).
+ * says why a loss was congestion (why=ece, excess, queue, full).
  * Fairness: cwnd -> ownd keeps beta = ownd / cwnd of the window (only the
  * queue's share) where Reno keeps 1/2; with equal increase jersey took 2-3x
  * Reno's share behind marking gateways.  After a congestion response,
@@ -126,10 +131,12 @@
 struct jersey {
 	struct cc_glue g;		/* events and reductions (cc_glue.h), first */
 	struct jersey_est est;		/* ARE and its sampler */
-	u32	delivered;		/* tp->delivered at the previous ACK */
 	struct lc_path path;		/* round trips: queue, CE echoes */
-	u16	ai;			/* additive increase, Q8 segments/RTT */
-	u8	mode:2,			/* enum jersey_mode */
+	u16	delivered;		/* tp->delivered at the previous ACK
+					 * (low 16 bits: an ACK delivers less)
+					 */
+	u16	ai:9,			/* additive increase, Q8 segments/RTT */
+		mode:2,			/* enum jersey_mode */
 		filter:2,		/* enum jersey_filter */
 		classify:1;		/* enum lc_mode */
 };
@@ -220,6 +227,7 @@ static void jersey_decide_now(struct sock *sk, struct jersey_decision *d,
 	bool differ = cc_ecn_ok(sk) || ca->classify == LC_SAFE;
 	u8 why = jersey_congested(sk, cwnd, ssthresh);
 
+	lc_path_overflowed(&ca->path, why, cc_min_rtt(tcp_sk(sk)));
 	if (ca->classify == LC_SAFE &&
 	    (why == LC_WHY_QUEUE || why == LC_WHY_ECE))
 		ownd = max(ownd, cc_drain_window(sk, &ca->path, cwnd));
@@ -344,7 +352,7 @@ static void jersey_init(struct sock *sk)
 	memset(ca, 0, sizeof(*ca));
 	cc_glue_init(&ca->g);
 	jersey_est_init(&ca->est, tp->tcp_mstamp);
-	ca->delivered = tp->delivered;
+	ca->delivered = (u16)tp->delivered;
 	ca->mode = READ_ONCE(jersey_estimator);
 	ca->filter = READ_ONCE(jersey_filter_type);
 	ca->classify = READ_ONCE(jersey_classify);
@@ -376,6 +384,7 @@ static void jersey_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct jersey *ca = inet_csk_ca(sk);
+	u32 newly = (u16)((u16)tp->delivered - ca->delivered);
 	struct jersey_sample out;
 	struct jersey_ack ack = {
 		.tau_us	= jersey_tau(tp->srtt_us >> 3, tp->mdev_us >> 2),
@@ -384,8 +393,9 @@ static void jersey_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	};
 
 	cc_path_pkts_acked(sk, &ca->g, &ca->path, sample, ca->ai,
-			   ca->classify == LC_SAFE, tp->delivered - ca->delivered);
-	cc_ack_read(sk, &ca->delivered, &ack.ack);
+			   ca->classify == LC_SAFE, newly);
+	cc_ack_sample(sk, newly, &ack.ack);
+	ca->delivered = (u16)tp->delivered;
 	if (jersey_est_ack(&ca->est, &ack, &out))
 		trace_jersey_sample(sk, jersey_rate_bps(ca->est.are), &out,
 				    ca->est.tick);

@@ -113,7 +113,8 @@
 		{ LC_WHY_NONE,		"none" },			\
 		{ LC_WHY_ECE,		"ece" },			\
 		{ LC_WHY_EXCESS,	"excess" },			\
-		{ LC_WHY_QUEUE,		"queue" })
+		{ LC_WHY_QUEUE,		"queue" },			\
+		{ LC_WHY_FULL,		"full" })
 
 /* in each trace header: the event names for its trace system */
 #define CC_TRACE_DEFINE_EVENTS				\

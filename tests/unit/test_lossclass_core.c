@@ -39,6 +39,28 @@ static bool rtt_bounded(struct lc_path *p, u32 rtt, u32 una, u32 nxt,
 	return lc_path_rtt(p, rtt, &a, min);
 }
 
+/*
+ * the same with SACK: @rack_end, the end of the last-sent segment delivered
+ * (@sack false: none known)
+ */
+static bool rtt_sack(struct lc_path *p, u32 rtt, u32 una, u32 nxt,
+		     bool sack, u32 rack_end, u32 delivered, u32 *min)
+{
+	struct lc_ack a = { .una = una, .nxt = nxt, .delivered = delivered,
+			    .min_rtt_us = 40000, .cwnd = 40, .limited = true,
+			    .has_rack_end = sack, .rack_end = rack_end };
+
+	return lc_path_rtt(p, rtt, &a, min);
+}
+
+/* the same, rack_end 0 meaning none */
+static bool rtt_sacked(struct lc_path *p, u32 rtt, u32 una, u32 nxt,
+		       u32 rack_end, u32 delivered, u32 *min)
+{
+	return rtt_sack(p, rtt, una, nxt, rack_end != 0, rack_end, delivered,
+			min);
+}
+
 static void test_standing_queue(void)
 {
 	/* 40 ms base: the threshold is 5 ms */
@@ -346,6 +368,53 @@ static void test_long_round(void)
 	CHECK(lc_round_long(81, 40));
 }
 
+/*
+ * A hole at 121 stalls snd_una while SACKs deliver one segment a sample:
+ * the round that began with snd_nxt 160 ends when segment 160, the first
+ * sent after it began, is delivered, one round trip, not when the hole is
+ * repaired nor after two windows; its successor shows the queue that built
+ * meanwhile.
+ */
+static void test_round_over_by_sack(void)
+{
+	struct lc_path p = { 0 }, q;
+	u32 rtt = 0, d = 0, i;
+
+	CHECK(!rtt_sacked(&p, 41000, 121, 160, 0, d, &rtt));	/* begins */
+	q = p;
+	for (i = 1; i <= 39; i++)
+		CHECK(!rtt_sacked(&p, i <= 5 ? 41000 : 80000, 121, 160 + i,
+				  121 + i, d + i, &rtt));
+	CHECK(!lc_path_queued(&p, 40000));
+	CHECK(rtt_sacked(&p, 80000, 121, 200, 161, d + 40, &rtt));
+	CHECK_CMP(rtt, ==, 41000);
+	CHECK_CMP(p.delivered, ==, 40);
+	CHECK_CMP(p.round_end, ==, 200);
+	for (i = 1; i <= 39; i++)
+		CHECK(!rtt_sacked(&p, 80000, 121, 200 + i, 161 + i,
+				  d + 40 + i, &rtt));
+	CHECK(rtt_sacked(&p, 80000, 121, 240, 201, d + 80, &rtt));
+	CHECK_CMP(rtt, ==, 80000);
+	CHECK(p.queued);
+	/* without SACK the same ACKs end no round before two windows */
+	for (i = 1; i <= 80; i++)
+		CHECK(!rtt_sacked(&q, i <= 5 ? 41000 : 80000, 121, 160 + i, 0,
+				  d + i, &rtt));
+	CHECK(rtt_sacked(&q, 80000, 121, 241, 0, d + 81, &rtt));
+	CHECK_CMP(rtt, ==, 41000);
+	/* a segment sent before the round began ends nothing */
+	q = (struct lc_path){ 0 };
+	rtt_sacked(&q, 41000, 121, 160, 0, 0, &rtt);
+	CHECK(!rtt_sacked(&q, 41000, 121, 170, 160, 5, &rtt));
+	CHECK(rtt_sacked(&q, 41000, 121, 170, 161, 6, &rtt));
+	/* across the sequence space's wrap */
+	q = (struct lc_path){ 0 };
+	rtt_sack(&q, 41000, 0xffffffd0U, 0xfffffff0U, false, 0, 0, &rtt);
+	CHECK(!rtt_sack(&q, 41000, 0xffffffd0U, 0x10, true, 0xfffffff0U, 5,
+			&rtt));
+	CHECK(rtt_sack(&q, 41000, 0xffffffd0U, 0x10, true, 0x8, 6, &rtt));
+}
+
 static void test_classification(void)
 {
 	struct lc_input i;
@@ -587,6 +656,128 @@ static void test_slow_start_policer(void)
 	CHECK_CMP(ss_loss(&p, 120, true, 80), ==, LC_WHY_EXCESS);
 }
 
+/*
+ * the round under way on a 40 ms path ends, @n delivered in it, its minimum
+ * RTT @rtt; the next begins with @n in flight
+ */
+static void shallow_round(struct lc_path *p, u32 rtt, u32 *una, u32 *del,
+			  u32 n)
+{
+	struct lc_ack a = { .min_rtt_us = 40000, .cwnd = n, .limited = true };
+	u32 min;
+
+	*una += n;
+	*del += n;
+	a.una = *una;
+	a.nxt = *una + n;
+	a.delivered = *del;
+	p->round_min = rtt;
+	CHECK(lc_path_rtt(p, rtt, &a, &min));
+	CHECK_CMP(min, ==, rtt);
+}
+
+/* a loss at @cwnd on that path, as the modules ask */
+static u8 shallow_loss(const struct lc_path *p, u32 cwnd, bool marks)
+{
+	struct lc_input i = {
+		.cwnd = cwnd, .delivered = p->delivered, .marks = marks,
+		.queued = lc_path_queued(p, 40000),
+		.overflow = lc_path_overflow(p, 40000), .full = p->full,
+	};
+
+	return lc_congestion(&i, LC_SAFE);
+}
+
+/*
+ * A drop-tail buffer of 7 packets (4.2 ms at 20 Mb/s) on a 40 ms path of
+ * 73 segments: the path carries 80 a round, and its queue never reaches
+ * the standing-queue threshold (5 ms).  The window excess finds the first
+ * overflow; after it a loss at the window that overflowed is the buffer
+ * full again; below it a loss is judged as before, and a round that
+ * delivers more says the path carries more.
+ */
+static void test_shallow_buffer(void)
+{
+	struct lc_path p = { 0 };
+	struct lc_ack a = { .una = 1, .nxt = 81, .min_rtt_us = 40000,
+			    .limited = true };
+	u32 una = 1, del = 0, min;
+
+	CHECK(!lc_path_rtt(&p, 44200, &a, &min));	/* the first round */
+	shallow_round(&p, 44200, &una, &del, 80);
+	CHECK(!lc_path_queued(&p, 40000));
+	CHECK_CMP(p.delivered, ==, 80);
+	/* never overflowed: the queue is too short to tell, held */
+	CHECK_CMP(shallow_loss(&p, 100, false), ==, LC_WHY_NONE);
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, LC_AI_ONE);
+	/* the window outgrew the path: an excess; 80 is remembered */
+	CHECK_CMP(shallow_loss(&p, 130, false), ==, LC_WHY_EXCESS);
+	lc_path_overflowed(&p, LC_WHY_EXCESS, 40000);
+	CHECK_CMP(p.full, ==, 80);
+	/* from now on a loss at 80 is the buffer full again */
+	CHECK_CMP(shallow_loss(&p, 80, false), ==, LC_WHY_FULL);
+	CHECK_CMP(shallow_loss(&p, 79, false), ==, LC_WHY_NONE);
+	/* but a path that marks tells congestion by CE */
+	CHECK_CMP(shallow_loss(&p, 80, true), ==, LC_WHY_NONE);
+	/* flows compete for such a buffer: the fair increase applies */
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
+	/* a response to it does not lower what the path carries (at a
+	 * random loss rate the round before counts less than the window)
+	 */
+	p.delivered = 70;
+	lc_path_overflowed(&p, LC_WHY_FULL, 40000);
+	CHECK_CMP(p.full, ==, 80);
+	/* a round that delivers more raises it */
+	shallow_round(&p, 40400, &una, &del, 80);
+	CHECK_CMP(p.full, ==, 80);
+	shallow_round(&p, 40400, &una, &del, 86);
+	CHECK_CMP(p.full, ==, 86);
+	CHECK_CMP(shallow_loss(&p, 85, false), ==, LC_WHY_NONE);
+	CHECK_CMP(shallow_loss(&p, 86, false), ==, LC_WHY_FULL);
+	/* a new excess without a queue remembers anew */
+	p.delivered = 60;
+	lc_path_overflowed(&p, LC_WHY_EXCESS, 40000);
+	CHECK_CMP(p.full, ==, 60);
+	/* but not a round too small to say what the path carries */
+	p.delivered = LC_SS_LOW_WINDOW - 1;
+	lc_path_overflowed(&p, LC_WHY_EXCESS, 40000);
+	CHECK_CMP(p.full, ==, 60);
+	p.full = 0;
+	lc_path_overflowed(&p, LC_WHY_EXCESS, 40000);
+	CHECK_CMP(p.full, ==, 0);
+	p.delivered = LC_SS_LOW_WINDOW;
+	lc_path_overflowed(&p, LC_WHY_EXCESS, 40000);
+	CHECK_CMP(p.full, ==, LC_SS_LOW_WINDOW);
+}
+
+/*
+ * Only an excess without a standing queue says the buffer is shallow: a
+ * deep buffer's overflow is the queue rule's; nor does any other reason.
+ */
+static void test_deep_buffer_excess(void)
+{
+	struct lc_path p = { 0 };
+	struct lc_ack a = { .una = 1, .nxt = 81, .min_rtt_us = 40000,
+			    .limited = true };
+	u32 una = 1, del = 0, min;
+
+	CHECK(!lc_path_rtt(&p, 50000, &a, &min));
+	shallow_round(&p, 50000, &una, &del, 80);
+	CHECK(lc_path_queued(&p, 40000));
+	CHECK_CMP(shallow_loss(&p, 130, false), ==, LC_WHY_EXCESS);
+	lc_path_overflowed(&p, LC_WHY_EXCESS, 40000);
+	CHECK_CMP(p.full, ==, 0);
+	shallow_round(&p, 42000, &una, &del, 80);
+	CHECK_CMP(shallow_loss(&p, 80, false), ==, LC_WHY_NONE);
+	lc_path_overflowed(&p, LC_WHY_QUEUE, 40000);
+	lc_path_overflowed(&p, LC_WHY_ECE, 40000);
+	lc_path_overflowed(&p, LC_WHY_NONE, 40000);
+	CHECK_CMP(p.full, ==, 0);
+	/* and a round that delivers much raises nothing unknown */
+	shallow_round(&p, 42000, &una, &del, 120);
+	CHECK_CMP(p.full, ==, 0);
+}
+
 int main(void)
 {
 	RUN(test_standing_queue);
@@ -599,9 +790,12 @@ int main(void)
 	RUN(test_window_excess);
 	RUN(test_round_delivered);
 	RUN(test_long_round);
+	RUN(test_round_over_by_sack);
 	RUN(test_classification);
 	RUN(test_slow_start_rounds);
 	RUN(test_slow_start_policer);
+	RUN(test_shallow_buffer);
+	RUN(test_deep_buffer_excess);
 	RUN(test_ai_now);
 	RUN(test_fair_increase);
 	RUN(test_fair_increase_long_cycle);
