@@ -2,7 +2,7 @@
 
 In the VM (conftest.SHARED_BOOT): tests.guest.jersey_module (parameters,
 selection, ECN negotiation and fallback, ss, tracepoints),
-tests.guest.modcycle (rmmod while in use, 100 load/unload cycles (30 in make
+tests.guest.modcycle (rmmod while in use, 100 load/unload cycles (10 in make
 check) with traffic, kernel log) and one run of the acceptance experiment
 testbed.experiments.jersey_loss_differentiation (the full acceptance is three
 runs; see README "Results").  Single-run goodputs vary, so the assertions here

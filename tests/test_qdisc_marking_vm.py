@@ -3,7 +3,7 @@
 The shared boot of each kernel (conftest.SHARED_BOOT) runs
 tests.guest.qdisc_marking (a jersey ECN flow and a non-ECT UDP flow through cw
 aq, cw pq and vcrr, with the per-packet tracepoints on) and
-tests.guest.modcycle for both qdiscs (busy module, 100 load/unload cycles (30
+tests.guest.modcycle for both qdiscs (busy module, 100 load/unload cycles (10
 in make check) with traffic, kernel log, slab).
 """
 
