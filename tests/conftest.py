@@ -116,8 +116,22 @@ SHARED_BOOT: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("testbed.experiments.jersey_loss_differentiation", "jersey-accept", ("--runs", "1")),
     ("tests.guest.qdisc_nlfuzz", "qdisc-nlfuzz", ("--sets", str(NLFUZZ_SETS))),
 )
+# On NEW_KERNELS one boot runs the scripted peer (jersey's and diffc's
+# scripts) and the netlink fuzz: a boot and its setup cost 25-40 s.
+SHARED_BOOT_NEW: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
+    e for e in SHARED_BOOT if e[1] == "qdisc-nlfuzz"
+)
 # the shared boot's programs took 633 s on 6.12 under TCG (2026-11-27); a slow day is 1.6 times that
 SHARED_BOOT_TIMEOUT = 2700
+
+
+def shared_boot(kernel: str) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """The programs that share one boot on ``kernel`` (module, name, arguments)."""
+    if kernel in KERNELS:
+        return SHARED_BOOT
+    if kernel in NEW_KERNELS:
+        return (("tests.scripted.peer", "scripted", scripts(kernel)), *SHARED_BOOT_NEW)
+    return ()
 
 
 def _out(kernel: str, name: str) -> Path:
@@ -128,9 +142,11 @@ def _out(kernel: str, name: str) -> Path:
 
 @functools.cache
 def _shared_boot(kernel: str) -> tuple[dict[str, int], float, str]:
-    """Run every SHARED_BOOT program in one VM; (exit status by name, wall s, output)."""
+    """Run every program of shared_boot(kernel) in one VM; (exit status by
+    name, wall s, output)."""
+    programs = shared_boot(kernel)
     script = ['echo "shared-boot: start at $(cut -d" " -f1 /proc/uptime)"']
-    for module, name, args in SHARED_BOOT:
+    for module, name, args in programs:
         out = _out(kernel, name)
         out.unlink(missing_ok=True)
         argv = shlex.join([PY, "-m", module, "--out", str(out), *args])
@@ -143,16 +159,16 @@ def _shared_boot(kernel: str) -> tuple[dict[str, int], float, str]:
     ends = [float(t) for _n, _c, t in done]
     seconds = {done[i][0]: round(ends[i] - ends[i - 1], 1) for i in range(1, len(done))}
     _out(kernel, "shared-boot").write_text(json.dumps({"wall_s": wall, "seconds": seconds}))
-    return {name: status.get(name, rc or 1) for _m, name, _a in SHARED_BOOT}, wall, log
+    return {name: status.get(name, rc or 1) for _m, name, _a in programs}, wall, log
 
 
 def vm_json(kernel: str, module: str, name: str, *args: str, any_status: bool = False
             ) -> dict[str, Any]:  # fmt: skip
     """Run ``python -m module --out FILE args`` in the VM (in the shared boot
-    if it is one of SHARED_BOOT on one of KERNELS) and load FILE; a non-zero
-    exit status fails unless ``any_status`` (FILE says what failed)."""
+    if it is one of shared_boot(kernel)) and load FILE; a non-zero exit
+    status fails unless ``any_status`` (FILE says what failed)."""
     out = _out(kernel, name)
-    if (module, name, args) in SHARED_BOOT and kernel in KERNELS:
+    if (module, name, args) in shared_boot(kernel):
         status, wall, log = _shared_boot(kernel)
         rc = status[name]
     else:
@@ -167,9 +183,9 @@ def vm_json(kernel: str, module: str, name: str, *args: str, any_status: bool = 
 
 
 def shared_json(kernel: str, name: str) -> dict[str, Any]:
-    """The document of the SHARED_BOOT program ``name`` on ``kernel`` (one of
-    KERNELS), whatever its exit status: the tests read what failed from it."""
-    module, _name, args = next(e for e in SHARED_BOOT if e[1] == name)
+    """The document of the shared_boot(kernel) program ``name`` on
+    ``kernel``, whatever its exit status: the tests read what failed from it."""
+    module, _name, args = next(e for e in shared_boot(kernel) if e[1] == name)
     return vm_json(kernel, module, name, *args, any_status=True)
 
 

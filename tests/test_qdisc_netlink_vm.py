@@ -1,8 +1,8 @@
 """Strict netlink parsing of cw and vcrr: random raw TCA_OPTIONS sets in the VM.
 
 tests/guest/qdisc_nlfuzz.py sends JERSEY_NLFUZZ_SETS (default 1000) random
-option sets per qdisc, on every module kernel (on 6.1 and 6.12 in the boot
-of tests/guest/e2e.py: conftest.SHARED_BOOT), and compares each verdict
+option sets per qdisc, on every module kernel (in each kernel's shared
+boot, conftest.shared_boot()), and compares each verdict
 with its model of the uapi header's ranges; here: only valid sets are
 accepted, every rejection carries an extended-ACK message, what is accepted
 is what the qdisc dumps back, and the kernel logged no oops or warning.

@@ -2,9 +2,10 @@
 
 On 6.1 and 6.12 every script of tests/scripted/<module>/ (see
 tests/scripted/peer.py for the language) runs in the shared boot of its kernel
-(conftest.SHARED_BOOT); on the newest, 7.3 (testbed/kernels.txt), one boot runs
-jersey's and diffc's.  Each script is then one test here, failing with the
-step that did not hold and the packet log.
+(conftest.SHARED_BOOT); on the newest, 7.3 (testbed/kernels.txt), jersey's and
+diffc's run in the boot that 7.3's netlink fuzz shares (conftest.shared_boot()).
+Each script is then one test here, failing with the step that did not hold
+and the packet log.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from testbed import vm
-from tests.conftest import TOP, VM, run_in_vm
+from tests.conftest import SLOW_KERNELS, TOP, VM, run_in_vm
 
 pytestmark = pytest.mark.vm
 
@@ -38,7 +38,9 @@ def test_unknown_kernel_names_the_fix() -> None:
     assert "make deps" in proc.stderr
 
 
-@pytest.mark.parametrize("kernel", ["6.1", "6.12"])
+# the newer kernel (both with JERSEY_FULL_MATRIX=1): every VM test checks its
+# kernel (test_cc_vm.py's on each kernel's shared boot)
+@pytest.mark.parametrize("kernel", SLOW_KERNELS)
 def test_runs_as_root_on_the_kernel_with_our_modules_and_returns_status(kernel: str) -> None:
     abi = vm.resolve_abi(kernel)
     script = (
