@@ -76,3 +76,27 @@ def test_without_onarrival_the_steps_add_to_the_rtt(tmp_path: Path) -> None:
     # the old timing, still the default: the same script's waits show up
     res = run_script(tmp_path, ROUNDS.format(opt="", check="rtt_ms > 115"))
     assert res["status"] == "ok", res
+
+
+@pytest.mark.parametrize(
+    ("flags", "options"),
+    [
+        ("A", []),
+        ("AE", [("Timestamp", (1005, 4294967295))]),
+        ("A", [("NOP", None), ("NOP", None), ("Timestamp", (7, 9)), ("NOP", None),
+               ("NOP", None), ("SAck", (100, 200, 300, 400, 500, 600))]),
+        ("SAE", [("MSS", 1000), ("SAckOK", b""), ("Timestamp", (1, 0)), ("WScale", 7)]),
+        ("SA", [("MSS", 1460), ("WScale", 0)]),
+    ],
+)  # fmt: skip
+def test_raw_packets_are_scapys(flags: str, options: list[tuple[str, object]]) -> None:
+    """The peer builds its packets with struct (scapy costs it tens of
+    milliseconds an ACK under TCG): the bytes are scapy's, checksums too."""
+    from scapy.layers.inet import IP, TCP
+
+    from tests.scripted.peer import LOCAL, REMOTE, tcp_packet
+
+    args = {"sport": 8080, "dport": 41234, "seq": 1001, "ack": 3_000_000_123, "window": 400}
+    ours = tcp_packet(REMOTE, LOCAL, **args, flags=flags, options=options)
+    ref = bytes(IP(src=REMOTE, dst=LOCAL) / TCP(**args, flags=flags, options=options))
+    assert ours == ref
