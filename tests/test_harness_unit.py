@@ -1370,3 +1370,14 @@ def test_scenario_page_takes_its_sweep_and_time_from_the_points() -> None:
     }
     assert report.point_wall_s(docs) == pytest.approx(76.0)
     assert report.point_wall_s([{"values": {}}]) is None
+
+
+def test_a_point_that_measured_nothing_is_an_error() -> None:
+    ok, bad = {"goodput_bps": 1.0}, {"error": "unable to connect"}
+    assert harness.point_status([ok, bad], []) == ("ok", ["unable to connect"])
+    assert harness.point_status([bad, bad], [])[0] == "error"
+    udp = [{"kind": "udp", "runs": [{"error": "unable to read from stream socket"}]}]
+    assert harness.point_status([], udp) == ("error", ["unable to read from stream socket"])
+    udp[0]["runs"].append({"bytes": 10})
+    assert harness.point_status([], udp)[0] == "ok"
+    assert harness.point_status([], []) == ("ok", [])

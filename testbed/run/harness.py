@@ -34,7 +34,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
@@ -575,8 +575,7 @@ class Runner:
             doc = {**doc, **result}
             doc["spec"] = p.spec
             doc["metrics"] = metrics.point_metrics(doc)
-            errors = [f["error"] for f in doc["flows"] if "error" in f]
-            doc["status"] = "error" if errors and len(errors) == len(doc["flows"]) else "ok"
+            doc["status"], errors = point_status(doc["flows"], doc.get("traffic") or [])
             m = doc["metrics"]
             if m.get("impossible"):  # a bug to find, not a number to plot
                 doc["status"], doc["error"] = "error", m["impossible"]
@@ -597,6 +596,17 @@ class Runner:
             line = f"ERROR {doc['error']}"
         write_json(point_file(self.out, p), doc)
         return doc["status"], line
+
+
+def point_status(
+    flows: Sequence[Mapping[str, Any]], traffic: Sequence[Mapping[str, Any]]
+) -> tuple[str, list[str]]:
+    """A trial's status and its errors: "error" when everything it measured
+    failed, every flow or, in a point without flows, every run of its cross
+    traffic (a UDP iperf3 that could not reach its server measured nothing)."""
+    runs: Sequence[Mapping[str, Any]] = flows or [r for src in traffic for r in src.get("runs", [])]
+    errors = [str(r["error"]) for r in runs if "error" in r]
+    return ("error" if errors and len(errors) == len(runs) else "ok"), errors
 
 
 def run_here(
