@@ -167,6 +167,15 @@ def kernel_out(args: argparse.Namespace, base: Path) -> Path:
     return base / scenario.slug(kernel_series(target_kernel(args)))
 
 
+def check_vm_out(args: argparse.Namespace, out: Path) -> None:
+    """Refuse an ``out`` the VM cannot write back (see in_vm())."""
+    if not args.host and not out.resolve().is_relative_to(TOP.resolve()):
+        raise UsageError(
+            f"--out {out}: outside {TOP}, the only directory the VM writes back to the host; "
+            "the points would be lost (use a directory under it, e.g. out/NAME)"
+        )
+
+
 def in_vm(args: argparse.Namespace, names: list[str], out: Path, timeout_s: float) -> int:
     """The harness on the target kernel through testbed/vm; its exit status.
 
@@ -175,11 +184,7 @@ def in_vm(args: argparse.Namespace, names: list[str], out: Path, timeout_s: floa
     outside it would lose every point the harness writes there."""
     from testbed.vm import accel
 
-    if not args.host and not out.resolve().is_relative_to(TOP.resolve()):
-        raise UsageError(
-            f"--out {out}: outside {TOP}, the only directory the VM writes back to the host; "
-            "the points would be lost (use a directory under it, e.g. out/NAME)"
-        )
+    check_vm_out(args, out)
     meta = {**git_meta(), "accel": "host" if args.host else accel()[0]}
     harness = [str(PY), "-m", "testbed", "run", "--here", "--out", str(out)]
     harness += ["--backend", args.backend, "--meta", json.dumps(meta)]
@@ -248,6 +253,7 @@ def run_scenarios(
         return rc, out
     out = out or kernel_out(args, base_out(args))
     if args.fresh:
+        check_vm_out(args, out)  # before anything there is deleted
         for sc in scs:
             shutil.rmtree(out / sc.name, ignore_errors=True)
     est = sum(s.estimate_s(args.profile) for s in scs)

@@ -195,6 +195,15 @@ def test_run_refuses_an_out_the_vm_does_not_share(
     args = argparse.Namespace(host=False)
     with pytest.raises(tcli.UsageError, match="outside .* the points would be lost"):
         tcli.in_vm(args, ["fig5_11"], tmp_path / "6.12", 60)
+    # and before --fresh deletes the earlier results there
+    kept = tmp_path / "6.12" / "fig5_11" / "runs" / "p.json"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("{}")
+    monkeypatch.setattr(tcli, "check_scenarios", lambda args, names: [scenario.load(names[0])])
+    args = argparse.Namespace(host=False, here=False, fresh=True, profile=None)
+    with pytest.raises(tcli.UsageError, match="outside"):
+        tcli.run_scenarios(args, ["fig5_11"], tmp_path / "6.12")
+    assert kept.exists()
 
 
 def test_run_refuses_a_tc_without_our_qdiscs(
