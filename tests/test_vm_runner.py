@@ -38,8 +38,8 @@ def test_unknown_kernel_names_the_fix() -> None:
     assert "make deps" in proc.stderr
 
 
-# the newer kernel (both with JERSEY_FULL_MATRIX=1): every VM test checks its
-# kernel (test_cc_vm.py's on each kernel's shared boot)
+# the newer kernel (both with JERSEY_FULL_MATRIX=1): each kernel's shared boot
+# checks that it runs the kernel asked for (test_cc_vm.py, test_vm_e2e.py)
 @pytest.mark.parametrize("kernel", SLOW_KERNELS)
 def test_runs_as_root_on_the_kernel_with_our_modules_and_returns_status(kernel: str) -> None:
     abi = vm.resolve_abi(kernel)
