@@ -100,3 +100,26 @@ def test_raw_packets_are_scapys(flags: str, options: list[tuple[str, object]]) -
     ours = tcp_packet(REMOTE, LOCAL, **args, flags=flags, options=options)
     ref = bytes(IP(src=REMOTE, dst=LOCAL) / TCP(**args, flags=flags, options=options))
     assert ours == ref
+
+
+def test_raw_packets_wrap_sequence_numbers_and_refuse_long_options() -> None:
+    from tests.scripted.peer import LOCAL, REMOTE, ScriptError, tcp_packet
+
+    wrapped = tcp_packet(REMOTE, LOCAL, 8080, 1, 2**32 + 5, 2**32 + 7, "A", 1,
+                         [("SAck", (2**32 + 9, 2**32 + 11))])  # fmt: skip
+    plain = tcp_packet(REMOTE, LOCAL, 8080, 1, 5, 7, "A", 1, [("SAck", (9, 11))])
+    assert wrapped == plain
+    four = [("NOP", None), ("NOP", None), ("Timestamp", (1, 2)), ("NOP", None), ("NOP", None),
+            ("SAck", tuple(range(8)))]  # fmt: skip
+    with pytest.raises(ScriptError, match="at most 40"):
+        tcp_packet(REMOTE, LOCAL, 8080, 1, 5, 7, "A", 1, four)
+
+
+def test_segments_are_counted_across_a_sequence_wrap() -> None:
+    from tests.scripted.peer import Peer, Wire
+
+    peer = Peer(steps=[], iss=2**32 - 1500, mss=1000)
+    for n in (1, 2, 3):  # segment 2 starts 500 bytes before the wrap, 3 after it
+        seq = (peer.iss + 1 + (n - 1) * 1000) % 2**32
+        s = peer.segment_of(Wire(0, 41234, seq, "A", 1000, 0, []))
+        assert s is not None and s.seg == n and peer.sent_max == n

@@ -220,8 +220,8 @@ def tcp_option_bytes(options: list[tuple[str, Any]]) -> bytes:
             out += b"\x01"
             continue
         kind, fmt = TCP_OPTION_KINDS[name]
-        if name == "SAck":
-            body = struct.pack(f"!{len(value)}I", *value)
+        if name == "SAck":  # sequence numbers, across a wrap
+            body = struct.pack(f"!{len(value)}I", *(v & 0xFFFFFFFF for v in value))
         elif name == "SAckOK":
             body = b""
         else:
@@ -250,8 +250,10 @@ def tcp_packet(src: str, dst: str, sport: int, dport: int, seq: int, ack: int, f
     never wrote (a "standing queue": 133 ms over a 100 ms path, measured)."""
     opts = tcp_option_bytes(options)
     bits = sum(1 << TCP_FLAGS.index(c) for c in flags)
-    tcp = struct.pack("!HHIIBBHHH", sport, dport, seq, ack, (20 + len(opts)) // 4 << 4, bits,
-                      window, 0, 0) + opts  # fmt: skip
+    if len(opts) > 40:
+        raise ScriptError(f"TCP options of {len(opts)} bytes: at most 40")
+    tcp = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF,
+                      (20 + len(opts)) // 4 << 4, bits, window, 0, 0) + opts  # fmt: skip
     s, d = socket.inet_aton(src), socket.inet_aton(dst)
     csum = checksum(s + d + struct.pack("!BBH", 0, socket.IPPROTO_TCP, len(tcp)) + tcp)
     tcp = tcp[:16] + struct.pack("!H", csum) + tcp[18:]
@@ -383,7 +385,8 @@ class Peer:
         if length <= 0:
             return None
         seq = pkt.seq
-        seg = (seq - self.iss - 1) // self.mss + 1
+        off = (seq - self.iss - 1) % 2**32  # bytes after the SYN, across a wrap
+        seg = off // self.mss + 1
         tsval = pkt.tsval
         retransmit = seg <= self.sent_max
         now = time.monotonic()
@@ -393,7 +396,7 @@ class Peer:
             self.arrival[n] = now
             self.sent_ts[n] = tsval
         if not retransmit:
-            self.sent_max = max(self.sent_max, (seq - self.iss - 1 + length) // self.mss)
+            self.sent_max = max(self.sent_max, (off + length) // self.mss)
             self.first_tsval.setdefault(seg, tsval)
         if tsval:
             self.last_tsval = tsval
@@ -544,7 +547,8 @@ class Peer:
             blocks = dsack + sacks
             if blocks:
                 opts = [("NOP", None), ("NOP", None), *opts, ("NOP", None), ("NOP", None)]
-                opts.append(("SAck", tuple(blocks[:8])))
+                most = 6 if self.opts.get("ts") else 8  # blocks that fit in 40 bytes: 3, 4
+                opts.append(("SAck", tuple(blocks[:most])))
             wnd = self.window()
             packets.append(tcp_packet(REMOTE, LOCAL, PORT, self.sport, self.irs + 1, ack, flags,
                                       wnd, opts))  # fmt: skip
@@ -595,6 +599,7 @@ class Peer:
             nxt = time.monotonic()
             # never below what is acknowledged already (a DUPACK, not a pace)
             for n in range(max(a, self.acked + step), b + 1, step):
+                slot = nxt  # the bottleneck's: no ACK before it (a queue, not lateness)
                 self.drain()
                 top = min(n, b)
                 while self.sent_max < top:
@@ -603,7 +608,7 @@ class Peer:
                 ack = [str(hole - 1), "sack", f"{hole + 1}-{top}"] if hole else [str(top)]
                 if base:  # built first: its time adds to no RTT sample
                     packets, line = self.ack_packets(ack)
-                    due = self.arrived(top) + base
+                    due = max(self.arrived(top) + base, slot)
                     time.sleep(max(0.0, due - time.monotonic()))
                     self.send_packets(packets, line)
                     self.note_late(due)
