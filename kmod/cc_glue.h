@@ -104,6 +104,22 @@ static inline void cc_noecn_fallback(struct sock *sk,
 	}
 }
 
+/*
+ * .init: with @on, the kernel paces the connection (as bbr asks for it),
+ * where no fq qdisc does: tcp_update_pacing_rate() sets the rate from
+ * cwnd / srtt (net.ipv4.tcp_pacing_ss_ratio, 200 %, in slow start,
+ * tcp_pacing_ca_ratio, 120 %, after), and the flight leaves spaced by it
+ * rather than in bursts at the sender's line rate.  A burst of a window
+ * opened at once (slow start, an ACK that covers many segments, the end
+ * of a recovery) overflows a drop-tail buffer shallower than the burst
+ * while the path's queue is short.
+ */
+static inline void cc_glue_pacing(struct sock *sk, bool on)
+{
+	if (on)
+		cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
+}
+
 /* module init: @noecn = @ops without TCP_CONG_NEEDS_ECN, named @name */
 static inline void cc_make_noecn(struct tcp_congestion_ops *noecn,
 				 const struct tcp_congestion_ops *ops,

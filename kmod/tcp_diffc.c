@@ -105,6 +105,11 @@ static const char * const diffc_classify_names[] = {
 CC_PARAM_ENUM(classify, diffc_classify, diffc_classify_names,
 	      "losses without ECE: safe (congestion when the round trips show a standing queue or the window is not delivered: the queue drained, or halved; slow start ends at a standing queue) or paper (always speculated corruption; the papers) [safe]");
 
+static bool diffc_pacing;
+module_param_named(pacing, diffc_pacing, bool, 0644);
+MODULE_PARM_DESC(pacing,
+		 "pace new connections (the kernel's internal pacing at 200 % of cwnd/srtt in slow start, 120 % after, as bbr's) [N]");
+
 static bool diffc_needs_ecn = true;
 module_param_named(needs_ecn, diffc_needs_ecn, bool, 0444);
 MODULE_PARM_DESC(needs_ecn,
@@ -246,6 +251,7 @@ static void diffc_init(struct sock *sk)
 	ca->classify = READ_ONCE(diffc_classify);
 	ca->ai = LC_AI_ONE;
 	ca->delivered = tcp_sk(sk)->delivered;
+	cc_glue_pacing(sk, READ_ONCE(diffc_pacing));
 }
 
 /* called for every ACK before the kernel's loss/ECN processing */

@@ -170,6 +170,11 @@ static const char * const jersey_filter_names[] = {
 CC_PARAM_ENUM(filter, jersey_filter_type, jersey_filter_names,
 	      "ARE filter: 1 = adaptive TSW (5.9, default), 2 = Westwood low-pass (5.20)");
 
+static bool jersey_pacing;
+module_param_named(pacing, jersey_pacing, bool, 0644);
+MODULE_PARM_DESC(pacing,
+		 "pace new connections (the kernel's internal pacing at 200 % of cwnd/srtt in slow start, 120 % after, as bbr's) [N]");
+
 static bool jersey_needs_ecn = true;
 module_param_named(needs_ecn, jersey_needs_ecn, bool, 0444);
 MODULE_PARM_DESC(needs_ecn,
@@ -357,6 +362,7 @@ static void jersey_init(struct sock *sk)
 	ca->filter = READ_ONCE(jersey_filter_type);
 	ca->classify = READ_ONCE(jersey_classify);
 	ca->ai = LC_AI_ONE;
+	cc_glue_pacing(sk, READ_ONCE(jersey_pacing));
 }
 
 /* called for every ACK before the kernel's loss/ECN processing */
