@@ -64,7 +64,9 @@ Steps:
 ``check EXPR``              Python expression over cwnd, ssthresh, state
                             ("open", "disorder", "cwr", "recovery", "loss"),
                             retrans, lost, sacked, unacked, cc, ecn, sent (the
-                            highest segment sent), acked and ``let`` names
+                            highest segment sent), acked, ``spread(A, B)``
+                            (ms between the first transmissions of A and B,
+                            from their TSvals) and ``let`` names
 ``let NAME = EXPR``         remember a value
 ``event NAME K=V...``       the first unread tracepoint event NAME (e.g.
                             ``jersey_loss``) with these fields (``kind=rto``);
@@ -724,9 +726,17 @@ class Peer:
             seen = [f for ev, f in self.events if ev == name]
             raise ScriptError(f"no event {name} with {want} (unread: {seen})")
 
+    def spread(self, a: int, b: int) -> int:
+        """Milliseconds between the first transmissions of segments ``a``
+        and ``b`` (their TSvals): a flight paced, or sent in a burst."""
+        if a not in self.first_tsval or b not in self.first_tsval:
+            raise ScriptError(f"spread({a}, {b}): segment not sent (or no timestamps)")
+        return (self.first_tsval[b] - self.first_tsval[a]) & 0xFFFFFFFF
+
     def scope(self) -> dict[str, Any]:
         self.drain()
-        return {**self.info(), "sent": self.sent_max, "acked": self.acked, **self.names}
+        return {**self.info(), "sent": self.sent_max, "acked": self.acked,
+                "spread": self.spread, **self.names}  # fmt: skip
 
     def run_step(self, st: Step) -> None:
         cmd, args = st.words[0], st.words[1:]
