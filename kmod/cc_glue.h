@@ -107,12 +107,13 @@ static inline void cc_noecn_fallback(struct sock *sk,
 /*
  * .init: with @on, the kernel paces the connection (as bbr asks for it),
  * where no fq qdisc does: tcp_update_pacing_rate() sets the rate from
- * cwnd / srtt (net.ipv4.tcp_pacing_ss_ratio, 200 %, in slow start,
- * tcp_pacing_ca_ratio, 120 %, after), and the flight leaves spaced by it
- * rather than in bursts at the sender's line rate.  A burst of a window
- * opened at once (slow start, an ACK that covers many segments, the end
- * of a recovery) overflows a drop-tail buffer shallower than the burst
- * while the path's queue is short.
+ * cwnd / srtt (net.ipv4.tcp_pacing_ss_ratio, 200 %, while cwnd is below
+ * half of ssthresh, tcp_pacing_ca_ratio, 120 %, after), and the flight
+ * leaves spaced by it rather than in bursts at the sender's line rate.  A
+ * burst of a window opened at once (slow start, an ACK that covers many
+ * segments, the end of a recovery) overflows a drop-tail buffer shallower
+ * than the burst while the path's queue is short.  As with bbr, the socket
+ * stays paced if it later changes its congestion control.
  */
 static inline void cc_glue_pacing(struct sock *sk, bool on)
 {

@@ -108,7 +108,7 @@ CC_PARAM_ENUM(classify, diffc_classify, diffc_classify_names,
 static bool diffc_pacing;
 module_param_named(pacing, diffc_pacing, bool, 0644);
 MODULE_PARM_DESC(pacing,
-		 "pace new connections (the kernel's internal pacing at 200 % of cwnd/srtt in slow start, 120 % after, as bbr's) [N]");
+		 "pace the connections that take this congestion control (the kernel's internal pacing, as bbr's: 200 % of cwnd/srtt while cwnd < ssthresh/2, 120 % after) [N]");
 
 static bool diffc_needs_ecn = true;
 module_param_named(needs_ecn, diffc_needs_ecn, bool, 0444);

@@ -173,7 +173,7 @@ CC_PARAM_ENUM(filter, jersey_filter_type, jersey_filter_names,
 static bool jersey_pacing;
 module_param_named(pacing, jersey_pacing, bool, 0644);
 MODULE_PARM_DESC(pacing,
-		 "pace new connections (the kernel's internal pacing at 200 % of cwnd/srtt in slow start, 120 % after, as bbr's) [N]");
+		 "pace the connections that take this congestion control (the kernel's internal pacing, as bbr's: 200 % of cwnd/srtt while cwnd < ssthresh/2, 120 % after) [N]");
 
 static bool jersey_needs_ecn = true;
 module_param_named(needs_ecn, jersey_needs_ecn, bool, 0444);

@@ -727,11 +727,13 @@ class Peer:
             raise ScriptError(f"no event {name} with {want} (unread: {seen})")
 
     def spread(self, a: int, b: int) -> int:
-        """Milliseconds between the first transmissions of segments ``a``
-        and ``b`` (their TSvals): a flight paced, or sent in a burst."""
+        """Milliseconds from the first transmission of segment ``a`` to that
+        of ``b`` (their TSvals; negative if ``b`` left first): a flight
+        paced, or sent in a burst."""
         if a not in self.first_tsval or b not in self.first_tsval:
             raise ScriptError(f"spread({a}, {b}): segment not sent (or no timestamps)")
-        return (self.first_tsval[b] - self.first_tsval[a]) & 0xFFFFFFFF
+        d = (self.first_tsval[b] - self.first_tsval[a]) & 0xFFFFFFFF
+        return d - 2**32 if d >= 2**31 else d
 
     def scope(self) -> dict[str, Any]:
         self.drain()
