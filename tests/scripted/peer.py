@@ -798,7 +798,8 @@ class Peer:
             scope = self.scope()
             expr = st.text.split(None, 1)[1]
             if not eval(expr, {"__builtins__": {}}, scope):  # the script's own expression
-                shown = {k: v for k, v in scope.items() if re.search(rf"\b{k}\b", expr)}
+                shown = {k: v for k, v in scope.items()
+                         if re.search(rf"\b{k}\b", expr) and not callable(v)}  # fmt: skip
                 raise ScriptError(f"check {expr} failed: {shown}")
             self.log.append(f"  ok {expr}  {self.brief(scope)}")
         elif cmd == "let":
