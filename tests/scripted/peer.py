@@ -294,11 +294,9 @@ class Peer:
     # Our clock less the sender's TSval clock (s), the least over every
     # packet read: the SYN and the ACK of the SYN-ACK leave alone and are
     # read at once, while a data segment is read after the burst it went
-    # out in.  ts_base_data, the least over data segments alone (the base
-    # before), is kept to report the difference (data_base_excess_ms: a
-    # median of 1.3 ms, at most 8.8, over the 77 scripts on 6.1 under steal).
+    # out in (a base from data segments alone was later by a median of
+    # 1.3 ms, at most 8.8, over the 77 scripts on 6.1 under steal).
     ts_base: float = math.inf
-    ts_base_data: float = math.inf
 
     # ---------------------------------------------------------------- plumbing
 
@@ -328,13 +326,6 @@ class Peer:
                 if pkt.tsval:  # the sender's clock (ms) against ours, at the least read delay
                     self.ts_base = min(self.ts_base, time.monotonic() - pkt.tsval / 1000)
                 return pkt
-
-    def data_base_excess_ms(self) -> float | None:
-        """How much later than ts_base a clock base from data segments alone
-        would have put every ACK (ms), None without both."""
-        if math.inf in (self.ts_base, self.ts_base_data):
-            return None
-        return round((self.ts_base_data - self.ts_base) * 1000, 1)
 
     def write_packet(self, pkt: Any) -> None:
         os.write(self.tun, bytes(pkt))
@@ -392,8 +383,6 @@ class Peer:
         tsval = pkt.tsval
         retransmit = seg <= self.sent_max
         now = time.monotonic()
-        if tsval:
-            self.ts_base_data = min(self.ts_base_data, now - tsval / 1000)
         for n in range(seg, seg + max(1, -(-length // self.mss))):
             self.arrival[n] = now
             self.sent_ts[n] = tsval
@@ -844,8 +833,7 @@ def run_one(script: Path) -> dict[str, Any]:
         for path, value in peer.params.items():
             path.write_text(value)
     return {"script": str(script), "status": status, "error": error, "log": peer.log,
-            "wall_s": round(time.monotonic() - t0, 3), "late": peer.late,
-            "data_base_excess_ms": peer.data_base_excess_ms()}  # fmt: skip
+            "wall_s": round(time.monotonic() - t0, 3), "late": peer.late}  # fmt: skip
 
 
 def tracing(on: bool) -> None:
