@@ -123,3 +123,29 @@ def test_segments_are_counted_across_a_sequence_wrap() -> None:
         seq = (peer.iss + 1 + (n - 1) * 1000) % 2**32
         s = peer.segment_of(Wire(0, 41234, seq, "A", 1000, 0, []))
         assert s is not None and s.seg == n and peer.sent_max == n
+
+
+def test_a_path_that_loses_segments_is_acknowledged_around_them() -> None:
+    from tests.scripted.peer import Peer, Wire
+
+    peer = Peer(steps=[], iss=1000, mss=1000)
+    peer.drain = lambda: None  # type: ignore[method-assign]  # no tunnel: segments come by hand
+
+    def send(n: int) -> None:
+        peer.segment_of(Wire(0, 41234, peer.iss + 1 + (n - 1) * 1000, "A", 1000, 0, []))
+
+    for n in range(1, 11):
+        send(n)
+    peer.lose(["4-5"])  # two that arrived, and the first copies of 12 and 14
+    peer.lose(["12-12"])
+    peer.lose(["14-14"])
+    for n in range(11, 17):
+        send(n)
+    assert peer.received() == ["3", "sack", "15-16", "sack", "13-13", "sack", "6-11"]
+    send(4)  # the repairs arrive
+    send(5)
+    assert peer.received() == ["11", "sack", "15-16", "sack", "13-13"]
+    send(12)
+    send(14)
+    assert peer.received() == ["16"]
+    assert peer.resolve(["16"]) == ["16"]
