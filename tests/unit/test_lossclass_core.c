@@ -336,6 +336,17 @@ static void test_long_round(void)
 	CHECK(!rtt_bounded(&q, 41000, 150, 200, 40000, d + 80, &rtt));
 	CHECK(rtt_bounded(&q, 41000, 160, 240, 40000, d + 80, &rtt));
 	CHECK_CMP(q.delivered, ==, 80);
+	/* one that delivered more than twice the window before snd_una
+	 * ended it is not one round trip's count either (a recovery's
+	 * repairs acknowledged with what was SACKed after them, or a window
+	 * cut to less than half what the round carried): the counts stay
+	 */
+	q = p;
+	q.full = 40;
+	CHECK(rtt_bounded(&q, 41000, 160, 240, 40000, d + 81, &rtt));
+	CHECK_CMP(q.delivered, ==, 40);
+	CHECK_CMP(q.full, ==, 40);
+	CHECK_CMP(q.round_end, ==, 240);
 	/* a hole at 121: snd_una stays there while SACKs deliver 2 a sample,
 	 * first at the base RTT, then behind a 40 ms queue; unbounded, the
 	 * round never ends and its minimum hides the queue
@@ -676,6 +687,26 @@ static void shallow_round(struct lc_path *p, u32 rtt, u32 *una, u32 *del,
 	CHECK_CMP(min, ==, rtt);
 }
 
+/*
+ * the same for a round in which a loss recovery ran (its first ACK in
+ * recovery, the next not: the round after it began in recovery as well)
+ */
+static void recovery_round(struct lc_path *p, u32 *una, u32 *del, u32 n)
+{
+	struct lc_ack a = { .min_rtt_us = 40000, .cwnd = n, .limited = true,
+			    .una = *una, .nxt = *una + n, .delivered = *del,
+			    .recovering = true };
+	u32 min;
+
+	CHECK(!lc_path_rtt(p, 40400, &a, &min));
+	*una += n;
+	*del += n;
+	a.una = *una;
+	a.nxt = *una + n;
+	a.delivered = *del;
+	CHECK(lc_path_rtt(p, 40400, &a, &min));
+}
+
 /* a loss at @cwnd on that path, as the modules ask */
 static u8 shallow_loss(const struct lc_path *p, u32 cwnd, bool marks)
 {
@@ -732,8 +763,19 @@ static void test_shallow_buffer(void)
 	CHECK_CMP(p.full, ==, 80);
 	shallow_round(&p, 40400, &una, &del, 86);
 	CHECK_CMP(p.full, ==, 86);
-	CHECK_CMP(shallow_loss(&p, 85, false), ==, LC_WHY_NONE);
-	CHECK_CMP(shallow_loss(&p, 86, false), ==, LC_WHY_FULL);
+	/* not one in which a loss recovery ran: its count holds repairs of
+	 * earlier rounds' losses (the round after it has one run too)
+	 */
+	recovery_round(&p, &una, &del, 100);
+	CHECK_CMP(p.full, ==, 86);
+	CHECK_CMP(p.delivered, ==, 100);
+	shallow_round(&p, 40400, &una, &del, 100);
+	CHECK_CMP(p.full, ==, 86);
+	/* the next, clean, does */
+	shallow_round(&p, 40400, &una, &del, 100);
+	CHECK_CMP(p.full, ==, 100);
+	CHECK_CMP(shallow_loss(&p, 99, false), ==, LC_WHY_NONE);
+	CHECK_CMP(shallow_loss(&p, 100, false), ==, LC_WHY_FULL);
 	/* a new excess without a queue remembers anew */
 	p.delivered = 60;
 	lc_path_overflowed(&p, LC_WHY_EXCESS, 40000);
