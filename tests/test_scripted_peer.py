@@ -126,7 +126,7 @@ def test_segments_are_counted_across_a_sequence_wrap() -> None:
 
 
 def test_a_path_that_loses_segments_is_acknowledged_around_them() -> None:
-    from tests.scripted.peer import Peer, Wire
+    from tests.scripted.peer import Peer, ScriptError, Wire
 
     peer = Peer(steps=[], iss=1000, mss=1000)
     peer.drain = lambda: None  # type: ignore[method-assign]  # no tunnel: segments come by hand
@@ -149,3 +149,11 @@ def test_a_path_that_loses_segments_is_acknowledged_around_them() -> None:
     send(14)
     assert peer.received() == ["16"]
     assert peer.resolve(["16"]) == ["16"]
+    peer.lose(["18-18"])
+    for n in range(17, 20):
+        send(n)
+    assert peer.received() == ["17", "sack", "19-19"]
+    peer.acked = 19  # an explicit ``ack 19`` covered the hole: it is no hole now
+    assert peer.received() == ["19"]
+    with pytest.raises(ScriptError, match="acknowledged already"):
+        peer.lose(["19-20"])

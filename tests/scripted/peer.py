@@ -47,7 +47,8 @@ Steps:
 ``expect nothing S``        no data segment arrives for S seconds
 ``ack N [ece] [sack A-B]... [dsack A-B] [ecr N] [xK]``
                             cumulative ACK of 1..N (``all``: of every segment
-                            sent so far; a ``let`` name), with ECE, SACK blocks,
+                            sent so far, less what the path lost, ``lose``; a
+                            ``let`` name), with ECE, SACK blocks,
                             a D-SACK block, TSecr echoing the first
                             transmission of segment N; sent K times
 ``pace A-B step K every T [hole H]``
@@ -388,6 +389,7 @@ class Peer:
         seg = off // self.mss + 1
         tsval = pkt.tsval
         retransmit = seg <= self.sent_max
+        dropped = not retransmit and seg in self.lose_next  # ``lose``: the path's, not ours
         now = time.monotonic()
         for n in range(seg, seg + max(1, -(-length // self.mss))):
             self.arrival[n] = now
@@ -400,7 +402,7 @@ class Peer:
         if not retransmit:
             self.sent_max = max(self.sent_max, (off + length) // self.mss)
             self.first_tsval.setdefault(seg, tsval)
-        if tsval:
+        if tsval and not dropped:  # a copy the path dropped is never echoed
             self.last_tsval = tsval
         s = Segment(seg, seq, length, pkt.flags, tsval, pkt.tos & 3, retransmit, self.acks_sent)
         self.log.append(
@@ -505,7 +507,8 @@ class Peer:
 
     def resolve(self, words: list[str]) -> list[str]:
         """An ``ack`` step's words with its segment number as digits: ``all``
-        is every segment sent so far (read first), a ``let`` name its value."""
+        is every segment sent so far (read first; around those the path
+        lost, received()), a ``let`` name its value."""
         if words[0] == "all":
             self.drain()
             return [*self.received(), *words[1:]]
@@ -516,9 +519,12 @@ class Peer:
     def received(self) -> list[str]:
         """``ack all``'s ACK: of every segment sent so far, or, when the path
         dropped some (``lose``), cumulative up to the first of them and
-        SACKing the highest three runs received above it."""
+        SACKing the highest three runs received above it (the highest, not
+        the latest, as RFC 2018 asks: Linux sorts the blocks; a lower run
+        left out is one the sender's scoreboard holds from an earlier ACK, or
+        one it will take for lost and send again)."""
         top = self.sent_max
-        holes = sorted(n for n in self.missing if n <= top)
+        holes = sorted(n for n in self.missing if self.acked < n <= top)
         if not holes:
             return [str(top)]
         runs: list[tuple[int, int]] = []
@@ -532,6 +538,8 @@ class Peer:
         """``lose A-B``: the path drops segments A..B, those that arrived
         already (their latest copy) and the first copy of the others."""
         a, b = span(words[0])
+        if a <= self.acked:
+            raise ScriptError(f"lose: segment {a} is acknowledged already (up to {self.acked})")
         self.drain()
         for n in range(a, b + 1):
             (self.missing if n <= self.sent_max else self.lose_next).add(n)
