@@ -337,10 +337,34 @@ def fuzz(m: Model, nl: Rtnl, ifindex: int, sets: int, rng: random.Random) -> dic
     return res
 
 
-def kernel_problems(since: int) -> list[str]:
-    log = subprocess.run(["dmesg"], capture_output=True, text=True).stdout.splitlines()[since:]
+def kernel_log_open() -> int:
+    """/dev/kmsg, read from here on: kernel_problems() reads what follows."""
+    fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+    os.lseek(fd, 0, os.SEEK_END)
+    return fd
+
+
+def kernel_problems(fd: int) -> list[str]:
+    """Oopses and warnings the kernel logged since kernel_log_open() gave
+    ``fd`` (records, not lines of dmesg: the ring buffer may drop its oldest
+    meanwhile); records it dropped before they were read count as a problem."""
     bad = ("Oops", "BUG:", "WARNING:", "UBSAN", "general protection", "Call Trace")
-    return [line for line in log if any(b in line for b in bad)]
+    problems: list[str] = []
+    try:
+        while True:
+            try:
+                rec = os.read(fd, 8192)
+            except BlockingIOError:
+                break
+            except BrokenPipeError:  # overwritten unread; reading goes on at the oldest
+                problems.append("kernel log records lost unread (its ring buffer wrapped)")
+                continue
+            msg = rec.decode(errors="replace").partition(";")[2].split("\n", 1)[0]
+            if any(b in msg for b in bad):
+                problems.append(msg)
+    finally:
+        os.close(fd)
+    return problems
 
 
 def main() -> int:
@@ -351,8 +375,7 @@ def main() -> int:
     args = ap.parse_args()
     for mod in ("sch_cw", "sch_vcrr"):
         modules.load(mod)
-    dmesg = subprocess.run(["dmesg"], capture_output=True, text=True).stdout
-    dmesg_before = len(dmesg.splitlines())
+    kernel_log = kernel_log_open()
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.unshare(CLONE_NEWNET) != 0:
         raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET)")
@@ -366,7 +389,7 @@ def main() -> int:
         rng = random.Random(f"{args.seed}-{model.name}")
         doc[model.name] = fuzz(model, nl, ifindex, args.sets, rng)
     doc["seconds"] = round(time.monotonic() - t0, 1)
-    doc["kernel_problems"] = kernel_problems(dmesg_before)
+    doc["kernel_problems"] = kernel_problems(kernel_log)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=1))
     return 0
