@@ -571,7 +571,6 @@ static inline bool cc_path_rtt(const struct sock *sk, struct lc_path *p,
 		.cwnd		= bounded ? tcp_snd_cwnd(tp) : 0,
 		.slow_start	= slow_start,
 		.limited	= tcp_is_cwnd_limited(sk),
-		.recovering	= inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery,
 	};
 
 	/* RACK's last delivered segment, within the flight (SACK only) */

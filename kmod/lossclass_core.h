@@ -60,9 +60,9 @@
  *     window the path carries after it;
  *   - or, on a path that does not mark, the window reaches the one its
  *     buffer overflowed at without a standing queue (what the round before
- *     that excess delivered, raised by any round without a loss recovery
- *     that delivers more: lc_path_overflowed(), lc_full_window()), as
- *     Reno answers the first loss where the path last dropped;
+ *     that excess delivered, raised by any round that delivers more:
+ *     lc_path_overflowed(), lc_full_window()), as Reno answers the first
+ *     loss where the path last dropped;
  * and a wireless loss otherwise.  Misclassifying a wireless loss as
  * congestion is cheap when the response only drains the queue (jersey and
  * diffc: the window less the standing queue's share, at least half,
@@ -145,8 +145,7 @@ struct lc_path {
 				 */
 	u16	full;		/* the window a shallow buffer overflowed at:
 				 * what the round before delivered, raised by
-				 * a round without a loss recovery that
-				 * delivers more; 0 = none
+				 * a round that delivers more; 0 = none
 				 * (lc_path_overflowed())
 				 */
 	u8	samples;	/* RTT samples in this round (saturating) */
@@ -156,8 +155,7 @@ struct lc_path {
 		overflow:1,	/* ... of more than lc_overflow_threshold() */
 		round_limited:1, /* the window limited this round's flight */
 		round_ss:1,	/* this round began in slow start */
-		last_ss:1,	/* ... and so did the last one */
-		round_repair:1;	/* a loss recovery ran in this round */
+		last_ss:1;	/* ... and so did the last one */
 };
 
 /* what a sender knows when it classifies a loss */
@@ -240,7 +238,6 @@ struct lc_ack {
 	u32	cwnd;		/* bounds a round (lc_round_long()), 0: unbounded */
 	bool	slow_start;	/* the window doubles a round */
 	bool	limited;	/* the window, not the application, limits the flight */
-	bool	recovering;	/* in loss recovery (Recovery or Loss) */
 	bool	has_rack_end;	/* rack_end is known (SACK, bounded rounds) */
 	u32	rack_end;	/* end of the last-sent segment delivered */
 };
@@ -295,7 +292,6 @@ static inline void lc_round_begin(struct lc_path *p, const struct lc_ack *a)
 	p->round_end = a->nxt;
 	p->round_start = (u16)a->delivered;
 	p->round_limited = a->limited;
-	p->round_repair = a->recovering;
 	p->last_ss = p->round_ss;
 	p->round_ss = a->slow_start;
 }
@@ -321,8 +317,6 @@ static inline bool lc_path_rtt(struct lc_path *p, u32 rtt_us,
 		lc_round_begin(p, a);
 		return false;
 	}
-	if (a->recovering)
-		p->round_repair = 1;
 	n = lc_round_delivered(p, a->delivered);
 	over = lc_round_over(p, a);
 	long_round = lc_round_long(n, a->cwnd);
@@ -344,12 +338,12 @@ static inline bool lc_path_rtt(struct lc_path *p, u32 rtt_us,
 	if (over && !long_round && p->round_limited) {
 		p->delivered = n ? cc_max_u32(n, p->delivered - (p->delivered >> 2)) : 0;
 		/*
-		 * the path carries more than when its buffer overflowed, if a
-		 * round without a loss recovery says so: a recovery's count
-		 * holds the repairs of earlier rounds' losses, acknowledged
-		 * with what the path delivered in this one
+		 * the path carries more than when its buffer overflowed (a
+		 * round with a loss recovery in it too: at 5 % PER nearly every
+		 * round has one, and a window remembered early in slow start
+		 * then held a lone flow at a quarter of the link)
 		 */
-		if (p->full && n > p->full && !p->round_repair)
+		if (p->full && n > p->full)
 			p->full = (u16)cc_min_u32(n, 0xffff);
 	}
 	if (p->ce_age && p->ce_age < 0xff)

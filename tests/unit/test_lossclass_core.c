@@ -687,15 +687,11 @@ static void shallow_round(struct lc_path *p, u32 rtt, u32 *una, u32 *del,
 	CHECK_CMP(min, ==, rtt);
 }
 
-/*
- * the same for a round in which a loss recovery ran (its first ACK in
- * recovery, the next not: the round after it began in recovery as well)
- */
+/* the same for a round whose first ACK delivered nothing (a DUPACK) */
 static void recovery_round(struct lc_path *p, u32 *una, u32 *del, u32 n)
 {
 	struct lc_ack a = { .min_rtt_us = 40000, .cwnd = n, .limited = true,
-			    .una = *una, .nxt = *una + n, .delivered = *del,
-			    .recovering = true };
+			    .una = *una, .nxt = *una + n, .delivered = *del };
 	u32 min;
 
 	CHECK(!lc_path_rtt(p, 40400, &a, &min));
@@ -763,16 +759,10 @@ static void test_shallow_buffer(void)
 	CHECK_CMP(p.full, ==, 80);
 	shallow_round(&p, 40400, &una, &del, 86);
 	CHECK_CMP(p.full, ==, 86);
-	/* not one in which a loss recovery ran: its count holds repairs of
-	 * earlier rounds' losses (the round after it has one run too)
+	/* one in which a loss recovery ran too (at 5 % PER nearly every
+	 * round has one: a window remembered early must not hold the flow)
 	 */
 	recovery_round(&p, &una, &del, 100);
-	CHECK_CMP(p.full, ==, 86);
-	CHECK_CMP(p.delivered, ==, 100);
-	shallow_round(&p, 40400, &una, &del, 100);
-	CHECK_CMP(p.full, ==, 86);
-	/* the next, clean, does */
-	shallow_round(&p, 40400, &una, &del, 100);
 	CHECK_CMP(p.full, ==, 100);
 	CHECK_CMP(shallow_loss(&p, 99, false), ==, LC_WHY_NONE);
 	CHECK_CMP(shallow_loss(&p, 100, false), ==, LC_WHY_FULL);
