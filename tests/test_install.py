@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -393,13 +394,31 @@ def _vm_args(**kw: object) -> object:
     return argparse.Namespace(**{**base, "verbose": False, "bare": False, "timeout": 60, **kw})
 
 
+def test_a_guest_hung_in_its_boot_is_torn_down_early(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # a guest that never runs guest-init.sh (it creates the started file
+    # first) is torn down BOOT_WITHIN after the start, not at the run's timeout
+    monkeypatch.setattr(vm, "BOOT_WITHIN", 2.0)
+    started = tmp_path / "started"
+    t0 = time.monotonic()
+    assert vm.run_guarded(["sleep", "60"], 30, started) == vm.GUEST_DIED
+    assert time.monotonic() - t0 < 10
+    # one that came up runs on past BOOT_WITHIN to its command's end
+    t0 = time.monotonic()
+    rc = vm.run_guarded(["sh", "-c", f"touch {started}; sleep 4; exit 7"], 30, started)
+    assert rc == 7 and time.monotonic() - t0 >= 4
+    # and the run's timeout still holds
+    assert vm.run_guarded(["sh", "-c", f"touch {started}; sleep 60"], 3, started) == vm.TIMED_OUT
+
+
 def test_vm_boots_again_only_when_the_guest_never_came_up(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[list[str]] = []
 
     def fake(outcomes: list[tuple[int, bool]]):  # (exit status, guest started)
-        def run_guarded(argv: list[str], timeout: float) -> int:
+        def run_guarded(argv: list[str], timeout: float, started: Path | None = None) -> int:
             rc, up = outcomes[len(calls)]
             calls.append(argv)
             if up:
