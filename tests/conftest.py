@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from testbed import kernels
+from testbed import kernels, vm
 
 TOP = Path(__file__).resolve().parent.parent
 VM = TOP / "testbed" / "vm"
@@ -151,10 +151,10 @@ def _shared_boot(kernel: str) -> tuple[dict[str, int], float, str]:
     name, wall s, output)."""
     programs = shared_boot(kernel)
     script = ['echo "shared-boot: start at $(cut -d" " -f1 /proc/uptime)"']
+    stop = ["timeout", "-k", "10", str(PROGRAM_TIMEOUT)]
     for module, name, args in programs:
         out = _out(kernel, name)
         out.unlink(missing_ok=True)
-        stop = ["timeout", "-k", "10", str(PROGRAM_TIMEOUT)]
         argv = shlex.join([*stop, PY, "-m", module, "--out", str(out), *args])
         up = '$(cut -d" " -f1 /proc/uptime)'
         script.append(f'{argv}; rc=$?; echo "shared-boot: {name} exit $rc at {up}"')
@@ -181,7 +181,9 @@ def vm_json(kernel: str, module: str, name: str, *args: str, any_status: bool = 
         out.unlink(missing_ok=True)
         rc, wall, log = run_in_vm(kernel, [PY, "-m", module, "--out", str(out), *args])
     if (rc != 0 and not any_status) or not out.exists():
-        why = f" (stopped after {PROGRAM_TIMEOUT} s or the VM's timeout)" if rc == 124 else ""
+        # timeout(1) and testbed/vm both exit with 124 (vm.TIMED_OUT)
+        stopped = rc == vm.TIMED_OUT
+        why = f" (stopped after {PROGRAM_TIMEOUT} s or the VM's timeout)" if stopped else ""
         pytest.fail(f"{module} in VM ({kernel}) exit {rc}{why}:\n{log[-4000:]}")
     doc = json.loads(out.read_text())
     doc["vm_wall_s"] = wall
