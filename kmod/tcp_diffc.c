@@ -157,7 +157,8 @@ static void diffc_record(struct sock *sk, u8 ev,
 			ca->ai = lc_ai_gain(cwnd_before, d->action == DIFFC_RESET ?
 					    cwnd_before / 2 : d->cwnd);
 	}
-	trace_diffc_loss(sk, ev, d, cwnd_before, d->why == LC_WHY_ECE, &ca->n);
+	trace_diffc_loss(sk, ev, d, cwnd_before, d->why == LC_WHY_ECE, &ca->n,
+			 &ca->path);
 }
 
 /* entering CWR (ECE, TLP, local congestion) or Recovery */

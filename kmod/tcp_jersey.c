@@ -196,7 +196,7 @@ static void jersey_record(struct sock *sk, u8 ev,
 	const struct jersey *ca = inet_csk_ca(sk);
 
 	trace_jersey_loss(sk, ev, d, cwnd_before, jersey_rate_bps(ca->est.are),
-			  cc_min_rtt(tcp_sk(sk)));
+			  cc_min_rtt(tcp_sk(sk)), &ca->path);
 }
 
 /* is a loss now congestion, and why?  lossclass_core.h */

@@ -105,6 +105,33 @@
 #define CC_TP_PRED_FMT	" v_milli=%u rtt=%u rtt_min=%u"
 #define CC_TP_PRED_ARGS	__entry->v_milli, __entry->rtt, __entry->rtt_min
 
+/*
+ * What the loss classifier saw of the path (struct lc_path) when it
+ * decided: this round's minimum RTT so far (us, 0 = no sample yet) and its
+ * samples, whether the last round showed a standing queue, what the last
+ * round delivered and the window a shallow buffer overflowed at (0 = none).
+ */
+#define CC_TP_PATH_ENTRY						\
+	__field(__u32, round_min)					\
+	__field(__u8, samples)						\
+	__field(__u8, queued)						\
+	__field(__u16, delivered)					\
+	__field(__u16, full)
+
+#define CC_TP_PATH_ASSIGN(p)						\
+	do {								\
+		__entry->round_min = (p)->round_min;			\
+		__entry->samples = (p)->samples;			\
+		__entry->queued = (p)->queued;				\
+		__entry->delivered = (p)->delivered;			\
+		__entry->full = (p)->full;				\
+	} while (0)
+
+#define CC_TP_PATH_FMT	" round_min=%u samples=%u queued=%u delivered=%u full=%u"
+#define CC_TP_PATH_ARGS							\
+	__entry->round_min, __entry->samples, __entry->queued,		\
+	__entry->delivered, __entry->full
+
 #define show_cc_event(e)	__print_symbolic(e, CC_EVENT_NAMES)
 
 /* why the loss classifier (lossclass_core.h) called a loss congestion */
@@ -126,6 +153,7 @@
 	TRACE_DEFINE_ENUM(LC_WHY_NONE);			\
 	TRACE_DEFINE_ENUM(LC_WHY_ECE);			\
 	TRACE_DEFINE_ENUM(LC_WHY_EXCESS);		\
-	TRACE_DEFINE_ENUM(LC_WHY_QUEUE)
+	TRACE_DEFINE_ENUM(LC_WHY_QUEUE);		\
+	TRACE_DEFINE_ENUM(LC_WHY_FULL)
 
 #endif /* _JERSEY_TRACE_CC_H */

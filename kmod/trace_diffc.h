@@ -40,9 +40,10 @@ TRACE_DEFINE_ENUM(DIFFC_DRAIN);
 TRACE_EVENT(diffc_loss,
 
 	TP_PROTO(const struct sock *sk, u8 ev, const struct diffc_decision *d,
-		 u32 cwnd_before, bool congested, const struct diffc_counts *n),
+		 u32 cwnd_before, bool congested, const struct diffc_counts *n,
+		 const struct lc_path *p),
 
-	TP_ARGS(sk, ev, d, cwnd_before, congested, n),
+	TP_ARGS(sk, ev, d, cwnd_before, congested, n, p),
 
 	TP_STRUCT__entry(
 		CC_TP_LOSS_ENTRY
@@ -52,6 +53,7 @@ TRACE_EVENT(diffc_loss,
 		__field(__u32, n_held)
 		__field(__u32, n_halved)
 		__field(__u32, n_rto)
+		CC_TP_PATH_ENTRY
 	),
 
 	TP_fast_assign(
@@ -63,12 +65,14 @@ TRACE_EVENT(diffc_loss,
 		__entry->n_held = n->held;
 		__entry->n_halved = n->halved;
 		__entry->n_rto = n->rto;
+		CC_TP_PATH_ASSIGN(p);
 	),
 
-	TP_printk(CC_TP_LOSS_FMT("action") " ece=%u why=%s ecn=%u held=%u halved=%u rto=%u",
+	TP_printk(CC_TP_LOSS_FMT("action") " ece=%u why=%s ecn=%u held=%u halved=%u rto=%u"
+		  CC_TP_PATH_FMT,
 		  CC_TP_LOSS_ARGS(show_diffc_action),
 		  __entry->ece, show_lc_why(__entry->why), __entry->ecn_ok, __entry->n_held,
-		  __entry->n_halved, __entry->n_rto)
+		  __entry->n_halved, __entry->n_rto, CC_TP_PATH_ARGS)
 );
 
 #endif /* _TRACE_DIFFC_H */

@@ -42,9 +42,9 @@ TRACE_DEFINE_ENUM(JERSEY_CAUSE_ECN);
 TRACE_EVENT(jersey_loss,
 
 	TP_PROTO(const struct sock *sk, u8 ev, const struct jersey_decision *d,
-		 u32 cwnd_before, u64 are, u32 rtt_min),
+		 u32 cwnd_before, u64 are, u32 rtt_min, const struct lc_path *p),
 
-	TP_ARGS(sk, ev, d, cwnd_before, are, rtt_min),
+	TP_ARGS(sk, ev, d, cwnd_before, are, rtt_min, p),
 
 	TP_STRUCT__entry(
 		CC_TP_LOSS_ENTRY
@@ -52,6 +52,7 @@ TRACE_EVENT(jersey_loss,
 		__field(__u64, are)
 		__field(__u32, rtt_min)
 		__field(__u32, srtt)
+		CC_TP_PATH_ENTRY
 	),
 
 	TP_fast_assign(
@@ -61,11 +62,14 @@ TRACE_EVENT(jersey_loss,
 		__entry->are = are;
 		__entry->rtt_min = rtt_min;
 		__entry->srtt = tcp_sk(sk)->srtt_us >> 3;
+		CC_TP_PATH_ASSIGN(p);
 	),
 
-	TP_printk(CC_TP_LOSS_FMT("cause") " why=%s are=%llu rtt_min=%u srtt=%u",
+	TP_printk(CC_TP_LOSS_FMT("cause") " why=%s are=%llu rtt_min=%u srtt=%u"
+		  CC_TP_PATH_FMT,
 		  CC_TP_LOSS_ARGS(show_jersey_cause), show_lc_why(__entry->why),
-		  __entry->are, __entry->rtt_min, __entry->srtt)
+		  __entry->are, __entry->rtt_min, __entry->srtt,
+		  CC_TP_PATH_ARGS)
 );
 
 TRACE_EVENT(jersey_sample,
