@@ -588,22 +588,25 @@ static inline bool cc_path_rtt(const struct sock *sk, struct lc_path *p,
  * rounds bounded) and, in the safe mode (@safe), a held recovery's growth by
  * @ai, its slow start ended by a standing queue (cc_glue_grow_held()), and
  * the refill of its flight with the @newly delivered segments
- * (cc_glue_refill_held())
+ * (cc_glue_refill_held()); true when a round ended, *@round_min its
+ * minimum RTT
  */
-static inline void cc_path_pkts_acked(struct sock *sk, struct cc_glue *g,
+static inline bool cc_path_pkts_acked(struct sock *sk, struct cc_glue *g,
 				      struct lc_path *p,
 				      const struct ack_sample *sample,
-				      u32 ai, bool safe, u32 newly)
+				      u32 ai, bool safe, u32 newly,
+				      u32 *round_min)
 {
-	u32 min_rtt = cc_min_rtt(tcp_sk(sk)), round_min;
+	u32 min_rtt = cc_min_rtt(tcp_sk(sk));
+	bool over = cc_path_rtt(sk, p, sample->rtt_us, round_min, true,
+				cc_glue_slow_start(sk, g));
 
-	cc_path_rtt(sk, p, sample->rtt_us, &round_min, true,
-		    cc_glue_slow_start(sk, g));
 	if (!safe)
-		return;
+		return over;
 	cc_glue_grow_held(sk, g, p, min_rtt, sample->pkts_acked,
 			  lc_ai_now(p, min_rtt, ai));
 	cc_glue_refill_held(sk, g, newly);
+	return over;
 }
 
 /*

@@ -281,11 +281,12 @@ static void diffc_cong_avoid(struct sock *sk, u32 ack, u32 acked)
  */
 static void diffc_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 {
-	u32 delivered = tcp_sk(sk)->delivered;
+	u32 delivered = tcp_sk(sk)->delivered, round_min;
 	struct diffc *ca = inet_csk_ca(sk);
 
 	cc_path_pkts_acked(sk, &ca->g, &ca->path, sample, ca->ai,
-			   ca->classify == LC_SAFE, delivered - ca->delivered);
+			   ca->classify == LC_SAFE, delivered - ca->delivered,
+			   &round_min);
 	ca->delivered = delivered;
 }
 

@@ -392,14 +392,16 @@ static void jersey_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	struct jersey *ca = inet_csk_ca(sk);
 	u32 newly = (u16)((u16)tp->delivered - ca->delivered);
 	struct jersey_sample out;
+	u32 round_min;
 	struct jersey_ack ack = {
 		.tau_us	= jersey_tau(tp->srtt_us >> 3, tp->mdev_us >> 2),
 		.mode	= ca->mode,
 		.filter	= ca->filter,
 	};
 
-	cc_path_pkts_acked(sk, &ca->g, &ca->path, sample, ca->ai,
-			   ca->classify == LC_SAFE, newly);
+	if (cc_path_pkts_acked(sk, &ca->g, &ca->path, sample, ca->ai,
+			       ca->classify == LC_SAFE, newly, &round_min))
+		trace_jersey_round(sk, round_min, cc_min_rtt(tp), &ca->path);
 	cc_ack_sample(sk, newly, &ack.ack);
 	ca->delivered = (u16)tp->delivered;
 	if (jersey_est_ack(&ca->est, &ack, &out))

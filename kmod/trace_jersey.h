@@ -72,6 +72,40 @@ TRACE_EVENT(jersey_loss,
 		  CC_TP_PATH_ARGS)
 );
 
+/*
+ * A round trip of the loss classifier ended (lc_path_rtt()): its minimum
+ * RTT sample (us), the window, and the path as the round left it (whether
+ * it showed a standing queue, what it delivered, the remembered full
+ * window).  One event a round trip.
+ */
+TRACE_EVENT(jersey_round,
+
+	TP_PROTO(const struct sock *sk, u32 round_min, u32 rtt_min,
+		 const struct lc_path *p),
+
+	TP_ARGS(sk, round_min, rtt_min, p),
+
+	TP_STRUCT__entry(
+		CC_TP_SOCK_ENTRY
+		__field(__u32, min)
+		__field(__u32, rtt_min)
+		__field(__u32, cwnd)
+		CC_TP_PATH_ENTRY
+	),
+
+	TP_fast_assign(
+		CC_TP_SOCK_ASSIGN(sk);
+		__entry->min = round_min;
+		__entry->rtt_min = rtt_min;
+		__entry->cwnd = tcp_snd_cwnd(tcp_sk(sk));
+		CC_TP_PATH_ASSIGN(p);
+	),
+
+	TP_printk(CC_TP_SOCK_FMT " min=%u rtt_min=%u cwnd=%u" CC_TP_PATH_FMT,
+		  CC_TP_SOCK_ARGS, __entry->min, __entry->rtt_min,
+		  __entry->cwnd, CC_TP_PATH_ARGS)
+);
+
 TRACE_EVENT(jersey_sample,
 
 	TP_PROTO(const struct sock *sk, u64 are, const struct jersey_sample *s,
