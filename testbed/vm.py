@@ -7,8 +7,10 @@ with the host's root filesystem shared read-only over 9p (writable overlays
 on top) and the repository mounted read-write at the same path.  Inside, our
 freshly built modules (``build/<abi>/{kmod,qdisc}/*.ko``) are loaded, but not
 selected, and the kernel's own modules are available to ``modprobe``.  The
-exit status is CMD's.  The VM is always torn down: on exit, on timeout and on
-SIGINT/SIGTERM, the whole process group (virtme-ng and QEMU) is killed.
+exit status is CMD's (124 at the timeout, 255 when QEMU ended without it,
+123 when the guest never came up).  The VM is always torn down: on exit, on
+timeout and on SIGINT/SIGTERM, the whole process group (virtme-ng and QEMU)
+is killed.
 
 With ``--host``, the same happens on the running kernel, without a VM; it
 needs a kernel that can load modules and its build tree.
@@ -64,6 +66,9 @@ KLOG_QEMU = (
 # guest kernel panicked or reset, e.g. after the OOM killer took its init)
 GUEST_DIED = 255
 TIMED_OUT = 124
+# the boot watchdog's: the guest never reached CMD (guest-init.sh never ran)
+# within BOOT_WITHIN s of QEMU's start, in any of its BOOT_ATTEMPTS boots
+NEVER_CAME_UP = 123
 KMSG_TAIL = 40
 
 
@@ -133,7 +138,7 @@ def pump(src: int, dst: int) -> None:
 
 
 def wait_guarded(proc: subprocess.Popen[bytes], timeout: float, started: Path | None) -> int:
-    """proc's exit status; TIMED_OUT after ``timeout`` s, GUEST_DIED when
+    """proc's exit status; TIMED_OUT after ``timeout`` s, NEVER_CAME_UP when
     ``started`` is given and does not exist ``BOOT_WITHIN`` s after the start
     (the guest hung in its boot: boot() boots again)."""
     t0 = time.monotonic()
@@ -147,7 +152,7 @@ def wait_guarded(proc: subprocess.Popen[bytes], timeout: float, started: Path | 
             started = None  # it came up: only the timeout is left
         elif started is not None and now - t0 >= BOOT_WITHIN:
             log(f"the guest did not come up within {BOOT_WITHIN:.0f} s; tearing the VM down")
-            return GUEST_DIED
+            return NEVER_CAME_UP
         step = deadline - now if started is None else min(1.0, deadline - now)
         with contextlib.suppress(subprocess.TimeoutExpired):
             return proc.wait(timeout=step)
@@ -316,13 +321,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def kernel_log(kept: Path, rc: int) -> None:
-    """If the guest died (or was torn down at the timeout), show the tail of
-    its kernel's warnings and errors, kept in ``kept``."""
-    if rc not in (GUEST_DIED, TIMED_OUT) or not kept.exists():
+    """If the guest died, never came up or was torn down at the timeout, show
+    the tail of its kernel's warnings and errors, kept in ``kept``."""
+    if rc not in (GUEST_DIED, NEVER_CAME_UP, TIMED_OUT) or not kept.exists():
         return
     lines = kept.read_text(errors="replace").splitlines()
     if rc == GUEST_DIED:
         log(f"exit {rc}: QEMU ended without the guest's exit status (panic or reset?)")
+    elif rc == NEVER_CAME_UP:
+        log(f"exit {rc}: the guest never came up (hung in its boot; torn down by the watchdog)")
     if lines:
         log(f"the guest kernel's last warnings and errors ({kept}):")
         for line in lines[-KMSG_TAIL:]:

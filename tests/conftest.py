@@ -182,8 +182,10 @@ def vm_json(kernel: str, module: str, name: str, *args: str, any_status: bool = 
         rc, wall, log = run_in_vm(kernel, [PY, "-m", module, "--out", str(out), *args])
     if (rc != 0 and not any_status) or not out.exists():
         # timeout(1) and testbed/vm both exit with 124 (vm.TIMED_OUT)
-        stopped = rc == vm.TIMED_OUT
-        why = f" (stopped after {PROGRAM_TIMEOUT} s or the VM's timeout)" if stopped else ""
+        why = {
+            vm.TIMED_OUT: f" (stopped after {PROGRAM_TIMEOUT} s or the VM's timeout)",
+            vm.NEVER_CAME_UP: f" (the guest never came up in {vm.BOOT_ATTEMPTS} boots)",
+        }.get(rc, "")
         pytest.fail(f"{module} in VM ({kernel}) exit {rc}{why}:\n{log[-4000:]}")
     doc = json.loads(out.read_text())
     doc["vm_wall_s"] = wall

@@ -395,14 +395,15 @@ def _vm_args(**kw: object) -> object:
 
 
 def test_a_guest_hung_in_its_boot_is_torn_down_early(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # a guest that never runs guest-init.sh (it creates the started file
     # first) is torn down BOOT_WITHIN after the start, not at the run's timeout
     monkeypatch.setattr(vm, "BOOT_WITHIN", 2.0)
     started = tmp_path / "started"
     t0 = time.monotonic()
-    assert vm.run_guarded(["sleep", "60"], 30, started) == vm.GUEST_DIED
+    assert vm.run_guarded(["sleep", "60"], 30, started) == vm.NEVER_CAME_UP
+    assert "did not come up within 2 s" in capsys.readouterr().err
     assert time.monotonic() - t0 < 10
     # one that came up runs on past BOOT_WITHIN to its command's end
     t0 = time.monotonic()
@@ -410,6 +411,23 @@ def test_a_guest_hung_in_its_boot_is_torn_down_early(
     assert rc == 7 and time.monotonic() - t0 >= 4
     # and the run's timeout still holds
     assert vm.run_guarded(["sh", "-c", f"touch {started}; sleep 60"], 3, started) == vm.TIMED_OUT
+
+
+def test_a_guest_that_never_came_up_is_not_reported_as_dead(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the watchdog's status is its own, and its kernel log tail says so, not "panic or reset"
+    assert vm.NEVER_CAME_UP not in (0, vm.GUEST_DIED, vm.TIMED_OUT)
+    kept = tmp_path / "vm-6.12-test-kernel.log"
+    kept.write_text("rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:\n")
+    vm.kernel_log(kept, vm.NEVER_CAME_UP)
+    err = capsys.readouterr().err
+    assert f"exit {vm.NEVER_CAME_UP}: the guest never came up" in err
+    assert "rcu_preempt detected stalls" in err
+    assert "panic or reset" not in err
+    vm.kernel_log(kept, vm.GUEST_DIED)
+    err = capsys.readouterr().err
+    assert "panic or reset" in err and "never came up" not in err
 
 
 def test_vm_boots_again_only_when_the_guest_never_came_up(
@@ -443,3 +461,8 @@ def test_vm_boots_again_only_when_the_guest_never_came_up(
     calls.clear()
     monkeypatch.setattr(vm, "run_guarded", fake([(255, False)] * vm.BOOT_ATTEMPTS))
     assert vm.run(_vm_args(), ["true"]) == 255 and len(calls) == vm.BOOT_ATTEMPTS
+    # boots the watchdog tore down are retried too, and the last one's status is its own
+    calls.clear()
+    hung = fake([(vm.NEVER_CAME_UP, False)] * vm.BOOT_ATTEMPTS)
+    monkeypatch.setattr(vm, "run_guarded", hung)
+    assert vm.run(_vm_args(), ["true"]) == vm.NEVER_CAME_UP and len(calls) == vm.BOOT_ATTEMPTS
