@@ -3,16 +3,22 @@
 # --host): loads our freshly built modules and the kernel's own modules the
 # experiments use, makes every congestion control usable from network
 # namespaces, then runs the command and exits with its status.
-#   testbed/guest-init.sh [--started FILE] [--bare] CMD [ARGS...]
+#   testbed/guest-init.sh [--started FILE] [--host-stat FILE] [--bare] CMD [ARGS...]
 # --started FILE: we run in testbed/vm's guest; create FILE first (testbed/vm
-# tells a guest that never came up from a command that failed); --bare: do
-# not load our modules (a fresh machine, to test `make install` and
+# tells a guest that never came up from a command that failed); --host-stat
+# FILE: testbed/vm's copy of the host's /proc/stat cpu line, named to CMD in
+# JERSEY_HOST_STAT (the trials record the host's CPU steal from it); --bare:
+# do not load our modules (a fresh machine, to test `make install` and
 # autoloading); everything else is the same.
 set -eu
 vm=0
 if [ "${1:-}" = --started ]; then
 	: >"$2"
 	vm=1
+	shift 2
+fi
+if [ "${1:-}" = --host-stat ]; then
+	export JERSEY_HOST_STAT="$2"
 	shift 2
 fi
 bare=0

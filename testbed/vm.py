@@ -19,6 +19,10 @@ With ``--bare``, our modules are built but not loaded (a fresh machine, e.g.
 to test ``make install`` and autoloading); everything else is the same: the
 kernel's own modules are preloaded and every available congestion control is
 allowed in network namespaces.
+
+While the guest runs, the host's aggregate ``cpu`` line of /proc/stat is
+copied once a second into ``build/`` (:class:`HostStatSampler`), where the
+guest's trials read it to record the host's CPU steal next to their own.
 """
 
 from __future__ import annotations
@@ -210,10 +214,13 @@ def short_command(cmd: list[str], path: Path) -> tuple[list[str], Path | None]:
     return ["sh", str(path)], path
 
 
-def guest_argv(cmd: list[str], bare: bool, started: Path | None = None) -> list[str]:
+def guest_argv(
+    cmd: list[str], bare: bool, started: Path | None = None, host_stat: Path | None = None
+) -> list[str]:
     """The command line run on the target kernel: guest-init.sh, then CMD."""
     mark = ["--started", str(started)] if started else []
-    return [str(GUEST_INIT), *mark, *(["--bare"] if bare else []), *cmd]
+    host = ["--host-stat", str(host_stat)] if host_stat else []
+    return [str(GUEST_INIT), *mark, *host, *(["--bare"] if bare else []), *cmd]
 
 
 def vng_argv(
@@ -226,6 +233,7 @@ def vng_argv(
     bare: bool = False,
     started: Path | None = None,
     klog: Path | None = None,
+    host_stat: Path | None = None,
 ) -> list[str]:
     vng = shutil.which("vng", path=f"{TOP / '.venv' / 'bin'}:{os.environ.get('PATH', '')}")
     if vng is None:
@@ -248,8 +256,64 @@ def vng_argv(
         argv.append("--disable-kvm")
     if verbose:
         argv.append("--verbose")
-    argv += ["--exec", shlex.join(guest_argv(cmd, bare, started))]
+    argv += ["--exec", shlex.join(guest_argv(cmd, bare, started, host_stat))]
     return argv
+
+
+# Under TCG the guest's /proc/stat never shows steal, while the hypervisor
+# under this machine takes the host's CPU from it (2-45 % seen; README):
+# the host's own /proc/stat is copied this often for the guest to read.
+HOST_STAT_EVERY = 1.0
+
+
+class HostStatSampler:
+    """While entered, copies the first line of ``stat`` (the host's aggregate
+    ``cpu`` line) and the time to ``out`` every ``every`` s, as ``cpu ...``
+    then ``time <unix time>``, replacing the file atomically; removes it on
+    exit.  ``out`` lies in the guest's read-write share (build/), and
+    guest-init.sh --host-stat names it to the guest's programs
+    (testbed.measure.monitors.CpuMeter reads it)."""
+
+    def __init__(
+        self, out: Path, stat: Path = Path("/proc/stat"), every: float = HOST_STAT_EVERY
+    ) -> None:
+        self.out = out
+        self.stat = stat
+        self.every = every
+        self._tmp = out.with_name(f"{out.name}.tmp")
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def sample(self) -> None:
+        with self.stat.open() as f:
+            line = f.readline().rstrip("\n")
+        self._tmp.write_text(f"{line}\ntime {time.time():.3f}\n")
+        os.replace(self._tmp, self.out)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.every):
+            try:
+                self.sample()
+            except OSError as e:
+                # no copy rather than a stale one, which would make the
+                # guest measure the host over part of its interval
+                log(f"no more copies of the host's CPU times ({e})")
+                self.out.unlink(missing_ok=True)
+                return
+
+    def __enter__(self) -> HostStatSampler:
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        self.sample()  # there before the guest can look
+        self._thread = threading.Thread(target=self._loop, name="host-stat", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.out.unlink(missing_ok=True)
+        self._tmp.unlink(missing_ok=True)
 
 
 LOCK = Path(os.environ.get("JERSEY_VM_LOCK", "/run/lock/jersey-vm.lock"))
@@ -360,22 +424,24 @@ def run(args: argparse.Namespace, cmd: list[str]) -> int:
     # is retried; a command that ran is never run twice
     started = TOP / "build" / f".vm-started-{os.getpid()}"
     klog = TOP / "build" / f"vm-{abi}-kernel.log"
+    host_stat = TOP / "build" / f".vm-host-stat-{os.getpid()}"
     cmd, script = short_command(cmd, TOP / "build" / f".vm-command-{os.getpid()}.sh")
     try:
-        return boot(args, abi, acc, cmd, started, klog)
+        with HostStatSampler(host_stat):
+            return boot(args, abi, acc, cmd, started, klog, host_stat)
     finally:
         if script is not None:
             script.unlink(missing_ok=True)
 
 
 def boot(args: argparse.Namespace, abi: str, acc: str, cmd: list[str], started: Path,
-         klog: Path) -> int:  # fmt: skip
+         klog: Path, host_stat: Path | None = None) -> int:  # fmt: skip
     """Boot the guest and run cmd, again when the guest did not come up."""
     for attempt in range(1, BOOT_ATTEMPTS + 1):
         started.unlink(missing_ok=True)
         t0 = time.monotonic()
         argv = vng_argv(
-            abi, acc, cmd, args.cpus, args.memory, args.verbose, args.bare, started, klog
+            abi, acc, cmd, args.cpus, args.memory, args.verbose, args.bare, started, klog, host_stat
         )
         rc = run_guarded(argv, args.timeout, started)
         wall = time.monotonic() - t0

@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -430,17 +431,52 @@ def test_a_guest_that_never_came_up_is_not_reported_as_dead(
     assert "panic or reset" in err and "never came up" not in err
 
 
+def _wait_for(cond: Callable[[], bool], within: float = 5.0) -> bool:
+    deadline = time.monotonic() + within
+    while not cond():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_the_host_cpu_line_is_copied_for_the_guest_while_it_runs(tmp_path: Path) -> None:
+    from testbed.measure.monitors import cpu_times
+
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  100 0 50 800 50 0 0 7 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n")
+    out = tmp_path / "share" / "host-stat"
+    with vm.HostStatSampler(out, stat, every=0.05):
+        # there from the start, in the form the guest's reader takes
+        cpu, stamp = out.read_text().splitlines()
+        assert cpu == "cpu  100 0 50 800 50 0 0 7 0 0"
+        assert stamp.startswith("time ") and abs(float(stamp[5:]) - time.time()) < 5
+        assert cpu_times(str(out)) == [100, 0, 50, 800, 50, 0, 0, 7]
+        stat.write_text("cpu  160 0 90 870 60 5 5 10 0 0\n")
+        assert _wait_for(lambda: out.read_text().startswith("cpu  160 "))
+    assert list(tmp_path.joinpath("share").iterdir()) == []  # the copy and its temporary gone
+    # a host file that can no longer be read leaves no stale copy behind
+    with vm.HostStatSampler(out, stat, every=0.05):
+        stat.unlink()
+        assert _wait_for(lambda: not out.exists())
+
+
 def test_vm_boots_again_only_when_the_guest_never_came_up(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[list[str]] = []
 
+    copies: list[Path] = []
+
     def fake(outcomes: list[tuple[int, bool]]):  # (exit status, guest started)
         def run_guarded(argv: list[str], timeout: float, started: Path | None = None) -> int:
             rc, up = outcomes[len(calls)]
             calls.append(argv)
+            cmd = argv[argv.index("--exec") + 1].split()
+            # the guest is told where the host's CPU times are, and they are there
+            copies.append(Path(cmd[cmd.index("--host-stat") + 1]))
+            assert copies[-1].read_text().startswith("cpu ")
             if up:
-                cmd = argv[argv.index("--exec") + 1].split()
                 Path(cmd[cmd.index("--started") + 1]).touch()
             return rc
 
@@ -450,6 +486,7 @@ def test_vm_boots_again_only_when_the_guest_never_came_up(
     # a boot that died before the guest ran anything is retried
     monkeypatch.setattr(vm, "run_guarded", fake([(255, False), (0, True)]))
     assert vm.run(_vm_args(), ["true"]) == 0 and len(calls) == 2
+    assert copies[0] == copies[1] and not copies[0].exists()  # one copy for all boots, then gone
     # a command that ran and failed is not run again
     calls.clear()
     monkeypatch.setattr(vm, "run_guarded", fake([(255, True), (0, True)]))
