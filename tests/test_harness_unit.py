@@ -917,6 +917,34 @@ def test_cpu_load_from_proc_stat(tmp_path: Path) -> None:
     assert metrics.point_metrics(doc)["cpu_busy"] == 0.6  # type: ignore[arg-type]
 
 
+def test_a_trial_records_the_hosts_cpu_next_to_the_guests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from testbed.measure.monitors import HOST_STAT_ENV, CpuMeter
+
+    guest, host = tmp_path / "stat", tmp_path / "host-stat"
+    guest.write_text("cpu  100 0 50 800 50 0 0 0 0 0\n")
+    # testbed/vm's copy: the host's cpu line, then the time it was taken
+    host.write_text("cpu  1000 0 500 8000 400 0 0 100 0 0\ntime 1700000000.000\n")
+    monkeypatch.setenv(HOST_STAT_ENV, str(host))
+    meter = CpuMeter(str(guest))  # the host's copy named as in the guest
+    meter.start()
+    guest.write_text("cpu  160 0 90 870 60 5 5 10 0 0\n")
+    # 1000 jiffies: 300 user + 100 system + 250 steal busy, 300 idle + 50 iowait
+    host.write_text("cpu  1300 0 600 8300 450 0 0 350 0 0\ntime 1700000001.000\n")
+    assert meter.stop() == {"busy": 0.6, "steal": 0.05, "host_busy": 0.65, "host_steal": 0.25}
+    # a copy gone by the end (testbed/vm stopped copying), one never there,
+    # none named (no VM): the host's keys are absent, not made up
+    meter = CpuMeter(str(guest), str(host))
+    meter.start()
+    host.unlink()
+    assert set(meter.stop()) == {"busy", "steal"}
+    monkeypatch.delenv(HOST_STAT_ENV)
+    for meter in (CpuMeter(str(guest), str(host)), CpuMeter(str(guest))):
+        meter.start()
+        assert set(meter.stop()) == {"busy", "steal"}
+
+
 def test_safety_checks_of_the_bottlenecks_scenario() -> None:
     def rec(ours: str, gw: str, per: float, mix: str, run: int, path: str = "20M-40ms",
             **m: float) -> dict[str, Any]:  # fmt: skip

@@ -11,7 +11,9 @@
   estimate (``bbr:(bw:...)``).
 * :func:`cpu_times` / :func:`cpu_load`: the machine's CPU busy and steal
   fractions over a trial (``/proc/stat``), which every point records: under
-  TCG a saturated guest delays packets and ACKs.
+  TCG a saturated guest delays packets and ACKs.  :class:`CpuMeter` adds the
+  host's (``host_busy``, ``host_steal``) in testbed/vm's guest, whose own
+  steal stays 0 under TCG while the hypervisor below takes the host's CPU.
 
 Sampling costs CPU under TCG; intervals of 0.2-0.5 s keep it small.
 """
@@ -19,6 +21,7 @@ Sampling costs CPU under TCG; intervals of 0.2-0.5 s keep it small.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -50,6 +53,47 @@ def cpu_load(before: list[int], after: list[int]) -> dict[str, float]:
         return {"busy": float("nan"), "steal": float("nan")}
     idle = d[3] + d[4]
     return {"busy": round((total - idle) / total, 4), "steal": round(d[7] / total, 4)}
+
+
+# testbed/vm's copy of the host's aggregate cpu line (testbed/vm.py
+# HostStatSampler: refreshed once a second), named by guest-init.sh
+HOST_STAT_ENV = "JERSEY_HOST_STAT"
+
+
+class CpuMeter:
+    """The CPU load of an interval, :meth:`start` to :meth:`stop`: the
+    machine's (``stat``), and the host's where ``host_stat`` names a copy of
+    the host's cpu line (default: :data:`HOST_STAT_ENV`, set in testbed/vm's
+    guest).  The host's keys are left out when that copy cannot be read at
+    either end (no VM, an older testbed/vm, a copy that stopped)."""
+
+    def __init__(self, stat: str = "/proc/stat", host_stat: str | None = None) -> None:
+        self.stat = stat
+        self.host_stat = host_stat if host_stat is not None else os.environ.get(HOST_STAT_ENV)
+        self._before: list[int] = []
+        self._host_before: list[int] | None = None
+
+    def _host_times(self) -> list[int] | None:
+        if not self.host_stat:
+            return None
+        try:
+            return cpu_times(self.host_stat)
+        except (OSError, RuntimeError, ValueError):
+            return None
+
+    def start(self) -> None:
+        self._before = cpu_times(self.stat)
+        self._host_before = self._host_times()
+
+    def stop(self) -> dict[str, float]:
+        """``busy`` and ``steal`` (:func:`cpu_load`), and ``host_busy`` and
+        ``host_steal`` if the host's copy was read at both ends."""
+        out = cpu_load(self._before, cpu_times(self.stat))
+        host_after = self._host_times()
+        if self._host_before is not None and host_after is not None:
+            host = cpu_load(self._host_before, host_after)
+            out |= {"host_busy": host["busy"], "host_steal": host["steal"]}
+        return out
 
 
 class QdiscSampler:

@@ -98,7 +98,9 @@ class TrialResult(TypedDict, total=False):
     started: float
     wall_s: float
     phases: dict[str, float]
-    cpu: dict[str, float]  # busy and steal fractions of the machine's CPU over the flows, cpus
+    # busy and steal fractions of the machine's CPU over the flows, cpus; in
+    # testbed/vm's guest also the host's: host_busy, host_steal (newer points)
+    cpu: dict[str, float]
     traffic: list[dict[str, Any]]  # cross traffic sources and their runs
     samples: dict[str, Any]  # time series of the monitors: queues, air, ping, ss
     monitor: dict[str, Any]  # a trial monitor's document (captures, fading)

@@ -25,7 +25,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from testbed import hold_netstamp, modules
-from testbed.measure.monitors import Pinger, QdiscSampler, SsSampler, cpu_load, cpu_times
+from testbed.measure.monitors import CpuMeter, Pinger, QdiscSampler, SsSampler
 from testbed.measure.trace import TraceStream
 from testbed.net.path import Link, Path, direction
 from testbed.run.records import LinkCounters, TrialResult, qdisc_marks
@@ -199,7 +199,8 @@ def run_trial(trial: Trial, tracer: TraceStream | None = None) -> TrialResult:
         if trial.start_barrier is not None:
             trial.start_barrier.wait(timeout=600)
         monitor = trial.monitor(path, trial) if trial.monitor else contextlib.nullcontext({})
-        cpu0 = cpu_times()
+        cpu_meter = CpuMeter()
+        cpu_meter.start()
         with monitor as monitored:
             t0 = time.monotonic() + LEAD_S
             for _, m in samplers:
@@ -216,7 +217,7 @@ def run_trial(trial: Trial, tracer: TraceStream | None = None) -> TrialResult:
                 # wait that long so that the captures hold the flows' last
                 # packets when they stop (else they look dropped)
                 time.sleep(1.2)
-        cpu = cpu_load(cpu0, cpu_times())
+        cpu = cpu_meter.stop()
         cross = traffic.stop()
         phases["flows_s"] = time.time() - t1
         mon: dict[str, Any] = {}
@@ -258,7 +259,8 @@ def run_trial(trial: Trial, tracer: TraceStream | None = None) -> TrialResult:
         "started": t_start,
         "wall_s": time.time() - t_start,
         "phases": phases,
-        # the machine's CPU over the flows (every trial running then included)
+        # the machine's CPU over the flows (every trial running then
+        # included) and, in testbed/vm's guest, the host's
         "cpu": {**cpu, "cpus": os.cpu_count() or 0},
     }
     if trial.traffic:
