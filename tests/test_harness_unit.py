@@ -914,7 +914,11 @@ def test_cpu_load_from_proc_stat(tmp_path: Path) -> None:
     assert len(cpu_times()) == 8  # this machine's own
     doc = fake_point("reno", 0.0, 0, 1.5e6)
     doc["cpu"] = {"busy": 0.6, "steal": 0.0, "cpus": 2}
-    assert metrics.point_metrics(doc)["cpu_busy"] == 0.6  # type: ignore[arg-type]
+    m = metrics.point_metrics(doc)  # type: ignore[arg-type]
+    assert m["cpu_busy"] == 0.6 and "host_steal" not in m  # a point without the host's CPU
+    doc["cpu"] |= {"host_busy": 0.9, "host_steal": 0.3}
+    m = metrics.point_metrics(doc)  # type: ignore[arg-type]
+    assert (m["cpu_steal"], m["host_busy"], m["host_steal"]) == (0.0, 0.9, 0.3)
 
 
 def test_a_trial_records_the_hosts_cpu_next_to_the_guests(

@@ -383,10 +383,14 @@ def point_metrics(result: PointRecord) -> dict[str, Any]:
 
         a, b = mean(share[0]), mean(share[1])
         out["share"] = a / b if b > 0 else math.nan
-    # the machine's load while the flows ran (TCG: a busy guest delays packets)
+    # the machine's load while the flows ran (TCG: a busy guest delays
+    # packets), and the host's under testbed/vm, whose steal slows the guest
+    # while the guest's own stays 0 (only newer points have it)
     if "cpu" in result:
-        out["cpu_busy"] = result["cpu"].get("busy")
-        out["cpu_steal"] = result["cpu"].get("steal")
+        cpu = result["cpu"]
+        out["cpu_busy"] = cpu.get("busy")
+        out["cpu_steal"] = cpu.get("steal")
+        out |= {k: cpu[k] for k in ("host_busy", "host_steal") if k in cpu}
     # bottleneck: ceiling, congestion and wireless drop rates
     bott = mcfg.get("bottleneck")
     ground = result.get("links", [])

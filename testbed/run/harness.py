@@ -585,6 +585,8 @@ class Runner:
                 line += f", accuracy {m['accuracy']:.2f}"
             if m.get("cpu_busy") is not None:
                 line += f", cpu {m['cpu_busy']:.0%}"
+            if m.get("host_steal") is not None:
+                line += f", host steal {m['host_steal']:.0%}"
             if errors:
                 line += f", {len(errors)} flow errors: {errors[0]}"
         except Exception as e:  # a failed point must not stop the sweep
