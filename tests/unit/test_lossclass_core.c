@@ -692,8 +692,8 @@ static u8 shallow_loss(const struct lc_path *p, u32 cwnd, bool marks)
 {
 	struct lc_input i = {
 		.cwnd = cwnd, .delivered = p->delivered, .marks = marks,
-		.queued = lc_path_queued(p, 40000),
-		.overflow = lc_path_overflow(p, 40000), .full = p->full,
+		.queued = lc_path_queue_stands(p, 40000),
+		.overflow = lc_path_overflow_stands(p, 40000), .full = p->full,
 	};
 
 	return lc_congestion(&i, LC_SAFE);
@@ -795,6 +795,80 @@ static void test_deep_buffer_excess(void)
 	CHECK_CMP(p.full, ==, 0);
 }
 
+/*
+ * A loss is the queue's only after LC_QUEUE_ROUNDS rounds in a row showed
+ * it: a path's own delay rises for a round or three (at 5 % PER a lone flow
+ * below the BDP saw runs of 1-3), a drop-tail buffer fills over many.
+ */
+static void test_queue_stands(void)
+{
+	struct lc_path p = { 0 };
+	u32 una = 0, rtt, k;
+
+	rtt_at(&p, 40000, 0, 100, 40000, 0, &rtt);	/* starts round 1 */
+	una = round_of(&p, una, 41000, 3000, 40500);
+	CHECK(!lc_path_queue_stands(&p, 40000));
+	/* three rounds 6-18 ms up: queued, but it does not stand */
+	una = round_of(&p, una, 46500, 3000, 46100);
+	una = round_of(&p, una, 58500, 3000, 58100);
+	una = round_of(&p, una, 47000, 3000, 46600);
+	CHECK_CMP(p.queued, ==, 3);
+	CHECK(lc_path_queued(&p, 40000));
+	CHECK(!lc_path_queue_stands(&p, 40000));
+	/* the classifier holds a loss then, as the modules ask it */
+	CHECK_CMP(shallow_loss(&p, 60, false), ==, LC_WHY_NONE);
+	/* and the slow-start exit and the fair increase still see it */
+	CHECK(lc_slow_start_over(&p, 40000, LC_SS_LOW_WINDOW));
+	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
+	/* a fourth: it stands */
+	una = round_of(&p, una, 47000, 3000, 46600);
+	CHECK_CMP(p.queued, ==, LC_QUEUE_ROUNDS);
+	CHECK(lc_path_queue_stands(&p, 40000));
+	CHECK_CMP(shallow_loss(&p, 60, false), ==, LC_WHY_QUEUE);
+	/* one round without ends the run */
+	una = round_of(&p, una, 41000, 3000, 40500);
+	CHECK_CMP(p.queued, ==, 0);
+	CHECK(!lc_path_queue_stands(&p, 40000));
+	/* the round under way counts once it has LC_ROUND_SAMPLES samples */
+	for (k = 0; k < LC_QUEUE_ROUNDS - 1; k++)
+		una = round_of(&p, una, 47000, 3000, 46600);
+	CHECK(!lc_path_queue_stands(&p, 40000));
+	for (k = 0; k < LC_ROUND_SAMPLES - 1; k++)
+		rtt_at(&p, 47000, una + k, una + 100, 40000, 0, &rtt);
+	CHECK(!lc_path_queue_stands(&p, 40000));
+	rtt_at(&p, 47000, una + k, una + 100, 40000, 0, &rtt);
+	CHECK(lc_path_queue_stands(&p, 40000));
+	/* and ends the run when its minimum shows none */
+	rtt_at(&p, 40500, una + k + 1, una + 100, 40000, 0, &rtt);
+	CHECK(!lc_path_queue_stands(&p, 40000));
+	/* the count saturates */
+	p.queued = 0xff;
+	CHECK_CMP(lc_rounds_in_a_row(p.queued, true), ==, 0xff);
+	CHECK_CMP(lc_rounds_in_a_row(p.queued, false), ==, 0);
+}
+
+/* the same for the overflow threshold of a path that marks */
+static void test_overflow_stands(void)
+{
+	struct lc_path p = { 0 };
+	u32 una = 0, rtt, k;
+
+	rtt_at(&p, 40000, 0, 100, 40000, 0, &rtt);	/* starts round 1 */
+	una = round_of(&p, una, 41000, 2000, 40500);
+	for (k = 0; k < LC_QUEUE_ROUNDS - 1; k++)
+		una = round_of(&p, una, 80500, 2000, 80100);
+	CHECK(lc_path_overflow(&p, 40000));
+	CHECK(!lc_path_overflow_stands(&p, 40000));
+	CHECK_CMP(shallow_loss(&p, 60, true), ==, LC_WHY_NONE);
+	una = round_of(&p, una, 80500, 2000, 80100);
+	CHECK(lc_path_overflow_stands(&p, 40000));
+	CHECK_CMP(shallow_loss(&p, 60, true), ==, LC_WHY_QUEUE);
+	/* a round above the standing threshold only: no overflow run */
+	una = round_of(&p, una, 53500, 2000, 53100);
+	CHECK_CMP(p.overflow, ==, 0);
+	CHECK_CMP(p.queued, ==, LC_QUEUE_ROUNDS + 1);
+}
+
 int main(void)
 {
 	RUN(test_standing_queue);
@@ -813,6 +887,8 @@ int main(void)
 	RUN(test_slow_start_policer);
 	RUN(test_shallow_buffer);
 	RUN(test_deep_buffer_excess);
+	RUN(test_queue_stands);
+	RUN(test_overflow_stands);
 	RUN(test_ai_now);
 	RUN(test_fair_increase);
 	RUN(test_fair_increase_long_cycle);
