@@ -18,7 +18,8 @@
  * on every ACK from the CE mark until it sees our CWR, about one RTT.
  *
  * The safe mode (classify=safe): a loss without ECE is speculated to be
- * corruption only while the round trips show no standing queue (while
+ * corruption only while the round trips show no standing queue (one
+ * that stood 4 round trips in a row; while
  * the path has echoed CE within the last 250 round trips, none of more
  * than half its minimum RTT: a marking gateway keeps a shorter one, a
  * longer one overflows) and the window is delivered (lossclass_core.h, as

@@ -51,8 +51,10 @@
  * that mark only some traffic, where holding the window through losses
  * never backs off.  So (lossclass_core.h, with the path's round trips
  * watched in .pkts_acked) a loss without ECE counts as wireless only while
- *   - no standing queue: the minimum RTT of the last round trip (or of
- *     this one after 8 samples) is within min_rtt / 8, clamped to [4 ms,
+ *   - no standing queue: the minimum RTT of one of the last 4 round trips
+ *     (the last may be this one, after 8 samples; a drop-tail buffer fills
+ *     over many, a path's own delay rises for a few) is within min_rtt / 8,
+ *     clamped to [4 ms,
  *     16 ms] and at most half the path's minimum RTT (a short path's
  *     one-BDP buffer holds less than 4 ms), of the path's minimum RTT
  *     (while the path marks, CE echoed within the last 250 round trips,
