@@ -68,7 +68,7 @@
  * congestion is cheap when the response only drains the queue (jersey and
  * diffc: the window less the standing queue's share, at least half,
  * lc_drain_window()).
- * The same standing queue ends slow start (HyStart's delay increase, as
+ * One round's standing queue ends slow start (HyStart's delay increase, as
  * the kernel's cubic does, and as there from a window of 16 segments), so
  * that a lone flow does not overflow a drop-tail buffer with a burst of a
  * half window at the end of slow start.
@@ -126,7 +126,7 @@ enum lc_why {
 	LC_WHY_NONE,
 	LC_WHY_ECE,		/* the ACK carried ECE */
 	LC_WHY_EXCESS,		/* the window is neither delivered nor queued */
-	LC_WHY_QUEUE,		/* a round's minimum RTT shows a standing queue */
+	LC_WHY_QUEUE,		/* a standing queue, LC_QUEUE_ROUNDS rounds in a row */
 	LC_WHY_FULL,		/* the window a shallow buffer overflowed at */
 };
 
@@ -335,6 +335,10 @@ static inline bool lc_path_rtt(struct lc_path *p, u32 rtt_us,
 	if (!over && !long_round)
 		return false;
 	*min = p->round_min;
+	/*
+	 * a long round that neither snd_una nor a SACK ended counts as one
+	 * too (the queue was there; such rounds follow a window cut sharply)
+	 */
 	p->queued = lc_rounds_in_a_row(p->queued,
 				       lc_standing_queue(p->round_min,
 							 a->min_rtt_us));

@@ -18,18 +18,17 @@
  * on every ACK from the CE mark until it sees our CWR, about one RTT.
  *
  * The safe mode (classify=safe): a loss without ECE is speculated to be
- * corruption only while the round trips show no standing queue (one
- * that stood 4 round trips in a row; while
- * the path has echoed CE within the last 250 round trips, none of more
- * than half its minimum RTT: a marking gateway keeps a shorter one, a
- * longer one overflows) and the window is delivered (lossclass_core.h, as
- * tcp_jersey.c).  Otherwise it is congestion: at a standing queue the
- * window drains it (cwnd * (srtt - q) / srtt, q the round's minimum RTT
- * above the path's, at least half: at a full drop-tail buffer of one BDP
- * that is Reno's halving, at a short queue a random loss costs only the
- * queue; action "drain"), when the window is not
- * delivered (a shallow buffer, a policer) Reno's halving, and so on a path
- * that does not mark once the window reaches the one such a buffer
+ * corruption only while the round trips show no standing queue (one that
+ * stood 4 round trips in a row; while the path has echoed CE within the
+ * last 250 round trips, none of more than half its minimum RTT: a marking
+ * gateway keeps a shorter one, a longer one overflows) and the window is
+ * delivered (lossclass_core.h, as tcp_jersey.c).  Otherwise it is
+ * congestion: at a standing queue the window drains it (cwnd * (srtt - q)
+ * / srtt, q the round's minimum RTT above the path's, at least half: at a
+ * full drop-tail buffer of one BDP that is Reno's halving, at a short queue
+ * a random loss costs only the queue; action "drain"), when the window is
+ * not delivered (a shallow buffer, a policer) Reno's halving, and so on a
+ * path that does not mark once the window reaches the one such a buffer
  * overflowed at (why=full).  After a drain,
  * congestion avoidance adds 3 (1 - beta) / (1 + beta) segments per RTT, as
  * jersey's (Reno's one after a halving), so that with the same signals

@@ -54,9 +54,9 @@
  *   - no standing queue: the minimum RTT of one of the last 4 round trips
  *     (the last may be this one, after 8 samples; a drop-tail buffer fills
  *     over many, a path's own delay rises for a few) is within min_rtt / 8,
- *     clamped to [4 ms,
- *     16 ms] and at most half the path's minimum RTT (a short path's
- *     one-BDP buffer holds less than 4 ms), of the path's minimum RTT
+ *     clamped to [4 ms, 16 ms] and at most half the path's minimum RTT (a
+ *     short path's one-BDP buffer holds less than 4 ms), of the path's
+ *     minimum RTT
  *     (while the path marks, CE echoed within the last 250 round trips,
  *     half the minimum RTT: the AQM keeps a shorter queue, a longer one is
  *     its buffer overflowing), and
@@ -67,7 +67,7 @@
  *     queue threshold, where the rule before found the overflow);
  * otherwise it is congestion, answered with cwnd = ownd.  Taking a wireless
  * loss for congestion costs little: ownd = ARE * rtt_min only drains the
- * queue.  The same standing queue ends slow start (HyStart's delay
+ * queue.  One round's standing queue ends slow start (HyStart's delay
  * increase), so a lone flow does not overflow a drop-tail buffer with half
  * a window at the end of slow start.  A recovery held for corruption goes
  * on growing the window (cc_glue_grow_held()): the kernel raises cwnd only
@@ -115,7 +115,8 @@
  * Observability: .get_info fills INET_DIAG_BBRINFO (also answered for
  * VEGASINFO requests), so `ss -tin` prints "bbr:(bw:<ARE>bps,mrtt:<rtt_min
  * ms>)" (bw = ARE in bytes/s, min_rtt = rtt_min in us; gains are 0).
- * Tracepoints jersey:jersey_loss and jersey:jersey_sample (trace_jersey.h).
+ * Tracepoints jersey:jersey_loss, jersey:jersey_round and jersey:jersey_sample
+ * (trace_jersey.h).
  */
 #define pr_fmt(fmt) "tcp_jersey: " fmt
 

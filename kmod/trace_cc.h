@@ -108,13 +108,15 @@
 /*
  * What the loss classifier saw of the path (struct lc_path) when it
  * decided: this round's minimum RTT so far (us, 0 = no sample yet) and its
- * samples, whether the last round showed a standing queue, what the last
- * round delivered and the window a shallow buffer overflowed at (0 = none).
+ * samples, how many rounds in a row showed a standing queue and one above
+ * the overflow threshold of a marking path, what the last round delivered
+ * and the window a shallow buffer overflowed at (0 = none).
  */
 #define CC_TP_PATH_ENTRY						\
 	__field(__u32, round_min)					\
 	__field(__u8, samples)						\
 	__field(__u8, queued)						\
+	__field(__u8, overflow)						\
 	__field(__u16, delivered)					\
 	__field(__u16, full)
 
@@ -123,14 +125,15 @@
 		__entry->round_min = (p)->round_min;			\
 		__entry->samples = (p)->samples;			\
 		__entry->queued = (p)->queued;				\
+		__entry->overflow = (p)->overflow;			\
 		__entry->delivered = (p)->delivered;			\
 		__entry->full = (p)->full;				\
 	} while (0)
 
-#define CC_TP_PATH_FMT	" round_min=%u samples=%u queued=%u delivered=%u full=%u"
+#define CC_TP_PATH_FMT	" round_min=%u samples=%u queued=%u overflow=%u delivered=%u full=%u"
 #define CC_TP_PATH_ARGS							\
 	__entry->round_min, __entry->samples, __entry->queued,		\
-	__entry->delivered, __entry->full
+	__entry->overflow, __entry->delivered, __entry->full
 
 #define show_cc_event(e)	__print_symbolic(e, CC_EVENT_NAMES)
 

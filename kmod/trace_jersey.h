@@ -74,9 +74,10 @@ TRACE_EVENT(jersey_loss,
 
 /*
  * A round trip of the loss classifier ended (lc_path_rtt()): its minimum
- * RTT sample (us), the window, and the path as the round left it (whether
- * it showed a standing queue, what it delivered, the remembered full
- * window).  One event a round trip.
+ * RTT sample (us), the window, and the path as the round left it (rounds
+ * in a row with a standing queue, what it delivered, the remembered full
+ * window; round_min and samples are the next round's, which has none yet).
+ * One event a round trip.
  */
 TRACE_EVENT(jersey_round,
 

@@ -825,6 +825,11 @@ static void test_queue_stands(void)
 	CHECK_CMP(p.queued, ==, LC_QUEUE_ROUNDS);
 	CHECK(lc_path_queue_stands(&p, 40000));
 	CHECK_CMP(shallow_loss(&p, 60, false), ==, LC_WHY_QUEUE);
+	/* this round's minimum, once it counts, can end the run already */
+	for (k = 0; k < LC_ROUND_SAMPLES; k++)
+		rtt_at(&p, 40500, una + k, una + 100, 40000, 0, &rtt);
+	CHECK_CMP(p.queued, ==, LC_QUEUE_ROUNDS);
+	CHECK(!lc_path_queue_stands(&p, 40000));
 	/* one round without ends the run */
 	una = round_of(&p, una, 41000, 3000, 40500);
 	CHECK_CMP(p.queued, ==, 0);
