@@ -1,41 +1,67 @@
-"""For each jersey_loss answered why=queue, how many consecutive rounds before it showed a standing queue."""
-import json, glob, sys, collections
-def thr(m):
-    q = min(max(m >> 3, 4000), 16000)
-    half = max(m >> 1, 500)
-    return min(q, half)
-for f in sorted(glob.glob(sys.argv[1])):
-    d = json.load(open(f))
-    tr = d["trace"]
-    rounds = [e for e in tr if e.get("event") == "jersey_round"]
-    losses = [e for e in tr if e.get("event") == "jersey_loss"]
-    print(f.split("/")[-1], "goodput", round(d["metrics"]["goodput_bps"]/1e6, 2), "rounds", len(rounds), "losses", len(losses))
+"""Runs of rounds with a standing queue, from a point's ``jersey:jersey_round`` trace.
+
+For each point file: how many rounds showed a standing queue (lossclass_core.h's
+lc_queue_threshold()), the lengths of their runs, and how many ``why=queue``
+answers of ``jersey:jersey_loss`` had at least K such rounds in a row before them::
+
+    python results/queue-rounds/round_runs.py 'out/round-trace/6.1/bottlenecks/runs/*.json'
+"""
+
+from __future__ import annotations
+
+import bisect
+import collections
+import glob
+import json
+import sys
+from typing import Any
+
+
+def threshold(min_rtt_us: int) -> int:
+    """lc_queue_threshold(): min_rtt / 8 in [4, 16] ms, at most half of min_rtt (>= 0.5 ms)."""
+    clamped = min(max(min_rtt_us >> 3, 4000), 16000)
+    return min(clamped, max(min_rtt_us >> 1, 500))
+
+
+def summarise(point: dict[str, Any], ks: tuple[int, ...] = (1, 4, 8)) -> list[str]:
+    trace = point["trace"]
+    rounds = [e for e in trace if e.get("event") == "jersey_round"]
+    losses = [e for e in trace if e.get("event") == "jersey_loss" and e.get("why") == "queue"]
+    lines = [f"goodput {point['metrics']['goodput_bps'] / 1e6:.2f} Mb/s, {len(rounds)} rounds"]
     if not rounds:
-        continue
-    # per round: standing?
-    st = [(r["t"], r["min"] - r["rtt_min"] > thr(r["rtt_min"]), r["min"] - r["rtt_min"], r["cwnd"]) for r in rounds]
-    runs = collections.Counter()
+        return lines
+    times: list[float] = []
+    in_a_row: list[int] = []
+    lengths: list[int] = []
     k = 0
-    hist = []
-    for t, s, q, c in st:
-        k = k + 1 if s else 0
-        hist.append((t, k))
-    # distribution of run lengths
-    lengths = []; k = 0
-    for t, s, q, c in st:
-        if s: k += 1
-        elif k: lengths.append(k); k = 0
-    print("  rounds standing", sum(1 for x in st if x[1]), "of", len(st), "run lengths", sorted(collections.Counter(lengths).items())[:20])
-    import bisect
-    ts = [h[0] for h in hist]
-    for K in (1, 2, 3, 4, 6, 8):
-        n = 0
+    for r in rounds:
+        shows = r["min"] - r["rtt_min"] > threshold(r["rtt_min"])
+        if shows:
+            k += 1
+        elif k:
+            lengths.append(k)
+            k = 0
+        times.append(r["t"])
+        in_a_row.append(k)
+    runs = sorted(collections.Counter(lengths).items())
+    lines.append(f"rounds with a queue {sum(1 for n in in_a_row if n)}; run lengths {runs}")
+    for want in ks:
+        kept = 0
         for e in losses:
-            if e.get("why") != "queue":
-                continue
-            i = bisect.bisect_left(ts, e["t"]) - 1
-            if i >= 0 and hist[i][1] >= K:
-                n += 1
-        print(f"   K={K}: queue answers kept {n} of {sum(1 for e in losses if e.get('why')=='queue')}")
-    qs = sorted(x[2] for x in st)
-    print("  round excess over rtt_min (ms) p10/p50/p90:", [round(qs[int(len(qs)*p)]/1000,1) for p in (0.1,0.5,0.9)])
+            i = bisect.bisect_left(times, e["t"]) - 1
+            kept += i >= 0 and in_a_row[i] >= want
+        lines.append(f"K={want}: {kept} of {len(losses)} queue answers had K rounds before them")
+    return lines
+
+
+def main(pattern: str) -> None:
+    for path in sorted(glob.glob(pattern)):
+        with open(path) as f:
+            point = json.load(f)
+        print(path.rsplit("/", 1)[-1])
+        for line in summarise(point):
+            print("  " + line)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
