@@ -182,7 +182,7 @@ def in_vm(args: argparse.Namespace, names: list[str], out: Path, timeout_s: floa
     The guest sees the host's files read-only with a writable overlay it
     drops at exit; only the repository is shared read-write.  An ``out``
     outside it would lose every point the harness writes there."""
-    from testbed.vm import accel
+    from testbed.vm import GUEST_DIED, accel
 
     check_vm_out(args, out)
     meta = {**git_meta(), "accel": "host" if args.host else accel()[0]}
@@ -198,10 +198,44 @@ def in_vm(args: argparse.Namespace, names: list[str], out: Path, timeout_s: floa
     vm = [str(VM), "--timeout", str(int(timeout_s))]
     vm += ["--memory", "4G"]  # dozens of concurrent trials with packet captures
     vm += ["--host"] if args.host else ["--kernel", args.kernel]
-    t0 = time.monotonic()
-    rc = subprocess.run([*vm, "--", *harness]).returncode
-    say(f"harness exit {rc} after {time.monotonic() - t0:.0f} s")
+    for boot in range(1, RESUME_BOOTS + 1):
+        t0 = time.monotonic()
+        rc = subprocess.run([*vm, "--", *harness]).returncode
+        say(f"harness exit {rc} after {time.monotonic() - t0:.0f} s")
+        if args.host or rc != GUEST_DIED:
+            break
+        kept = keep_guest_death(args.kernel, out, names, boot)
+        if boot < RESUME_BOOTS:
+            say(f"the guest died (its kernel's log: {kept}); booting again to run the points "
+                f"not done (boot {boot + 1} of {RESUME_BOOTS})")  # fmt: skip
     return rc
+
+
+# A guest that dies in a batch (exit 255: its kernel panicked or reset; under
+# TCG e.g. a stale int3 where the kernel patched its own code, README "Running
+# on a kernel") is booted again, at most this many boots in all: the harness
+# runs only the points without a result of this identity, so the batch goes on
+# where it stopped.  The dead boot's kernel log, which the next boot
+# overwrites, is kept in each scenario's guest-deaths/ (its page counts them).
+RESUME_BOOTS = 3
+
+
+def keep_guest_death(kernel: str, out: Path, names: list[str], boot: int) -> Path | None:
+    """Copy the kernel log of the guest that died in ``boot`` to
+    ``out/<scenario>/guest-deaths/`` of each of ``names``; returns the first
+    copy (None when there was no log)."""
+    from testbed import vm
+
+    log = TOP / "build" / f"vm-{vm.resolve_abi(kernel)}-kernel.log"
+    if not log.exists():
+        return None
+    kept = None
+    for name in names:
+        dest = out / name / "guest-deaths" / f"{time.strftime('%Y%m%dT%H%M%S')}-boot{boot}.log"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(log, dest)
+        kept = kept or dest
+    return kept
 
 
 def base_out(args: argparse.Namespace) -> Path:

@@ -240,3 +240,46 @@ def test_run_refuses_a_tc_without_our_qdiscs(
     assert tcli.main([*run, "--set", 'sweep.gw=[{ label = "p", q = "pfifo" }]', "bottlenecks"]) == 0
     monkeypatch.setattr(path, "TC", str(patched))
     assert tcli.main([*run, "fig5_11"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("statuses", "boots", "rc"),
+    [([255, 255, 0], 3, 0), ([255, 255, 255], 3, 255), ([1], 1, 1), ([124], 1, 124)],
+)
+def test_a_guest_that_died_is_booted_again_and_its_kernel_log_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, statuses: list[int], boots: int, rc: int
+) -> None:
+    """Exit 255 (the guest's kernel panicked or reset) boots the guest again,
+    at most 3 boots, each death's kernel log kept under the scenario;
+    another status (a failure, the timeout) is returned at once."""
+    import argparse
+
+    from testbed import cli as tcli
+    from testbed import vm
+
+    monkeypatch.setattr(tcli, "TOP", tmp_path)
+    monkeypatch.setattr(tcli, "git_meta", dict)
+    monkeypatch.setattr(vm, "accel", lambda: ("tcg", "test"))
+    monkeypatch.setattr(vm, "resolve_abi", lambda kernel: f"abi-of-{kernel}")
+    (tmp_path / "build").mkdir()
+    klog = tmp_path / "build" / "vm-abi-of-6.12-kernel.log"
+    runs: list[list[str]] = []
+
+    def run(argv: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
+        runs.append(argv)
+        klog.write_text(f"[  418.5] Oops: double fault (boot {len(runs)})\n")
+        return subprocess.CompletedProcess(argv, statuses[len(runs) - 1])
+
+    monkeypatch.setattr(tcli.subprocess, "run", run)
+    args = argparse.Namespace(
+        host=False, kernel="6.12", backend="netns", profile="quick", only="", set=[]
+    )
+    out = tmp_path / "results" / "6.12"
+    assert tcli.in_vm(args, ["fig5_11"], out, 600) == rc
+    assert len(runs) == boots and all(r == runs[0] for r in runs)  # the same batch resumed
+    kept = sorted((out / "fig5_11" / "guest-deaths").glob("*.log"))
+    died = statuses.count(255)
+    assert len(kept) == died
+    assert [k.read_text() for k in kept] == [
+        f"[  418.5] Oops: double fault (boot {n})\n" for n in range(1, died + 1)
+    ]

@@ -796,6 +796,23 @@ def test_report_refuses_a_point_above_the_bottleneck_capacity(tmp_path: Path) ->
     assert "jersey|0" not in summary["tables"]["goodput"]
     page = (out / "fig5_11" / "fig5_11.md").read_text()
     assert "errors: cc=jersey,per=0,run=0: goodput 2.500 Mb/s above" in page
+    assert "the guest died" not in page
+
+
+def test_report_counts_the_guest_deaths_of_a_scenario(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    runs = out / "fig5_11" / "runs"
+    runs.mkdir(parents=True)
+    for run in range(3):
+        doc = fake_point("reno", 0.0, run, 1.5e6)
+        (runs / f"{doc['point']}.json").write_text(json.dumps(doc))
+    deaths = out / "fig5_11" / "guest-deaths"
+    deaths.mkdir()
+    for boot in (1, 2):
+        (deaths / f"20261202T062800-boot{boot}.log").write_text("Oops: double fault\n")
+    report.build(out, ["fig5_11"])
+    page = (out / "fig5_11" / "fig5_11.md").read_text()
+    assert "the guest died 2 time(s) in these batches" in page
 
 
 def test_receiver_intervals_from_iperf3_server_text() -> None:

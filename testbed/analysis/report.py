@@ -965,6 +965,12 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
         f"- module parameters: `{json.dumps(env.get('module_params', {}))}`",
         f"- tools: {', '.join(f'{k} {v}' for k, v in vers.items())}",
     ]
+    deaths = sorted((sdir / "guest-deaths").glob("*.log"))
+    if deaths:
+        md.append(
+            f"- the guest died {len(deaths)} time(s) in these batches and was booted again "
+            "(the points it was running were run again): kernel logs in `guest-deaths/`"
+        )
     if is_mixed and not mixed:
         n_mixed = sum(d.get("status") == "mixed" for d in docs)
         md.append(
