@@ -9,6 +9,7 @@ import json
 import math
 import random
 import re
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -1173,6 +1174,13 @@ def test_report_per_kernel_directories_and_their_index(tmp_path: Path) -> None:
     assert "6.12.95+deb12-amd64" in row and "aaaaaaaaaaaa" in row and "| 6 / 0 / 0 |" in row
     assert "Kernels: 6.1.0-56-amd64, 6.12.95+deb12-amd64." in text
     assert "Commits: aaaaaaaaaaaa, bbbbbbbbbbbb." in text
+    # a fresh clone: one kernel's points are gone (runs/ is not tracked), its
+    # published report stays, and the index still lists it
+    kept = (out / "6.1" / "report.md").read_text()
+    shutil.rmtree(out / "6.1" / "fig5_11" / "runs")
+    report.build(out, ["fig5_11"])
+    assert (out / "6.1" / "report.md").read_text() == kept
+    assert "Kernels: 6.1.0-56-amd64, 6.12.95+deb12-amd64." in (out / "report.md").read_text()
     assert f"[{report.FLAT_PAGE}]({report.FLAT_PAGE})" in text
     # each kernel's own report and pages, not mixed with the other's
     k612 = (out / "6.12" / "report.md").read_text()

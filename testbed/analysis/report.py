@@ -1367,7 +1367,10 @@ def build(out: Path, names: list[str] | None = None, mixed: bool = False) -> Pat
     if not kdirs:
         return build_one(out, names, mixed)
     for k in kdirs:
-        build_one(k, names, mixed)
+        # a kernel's published report whose points are not here (runs/ is not
+        # tracked: a fresh clone) stays as it is; the index still lists it
+        if any((k / n / "runs").is_dir() for n in names):
+            build_one(k, names, mixed)
     flat = [n for n in names if (out / n / "runs").is_dir()]
     if flat:  # points of earlier versions next to the kernels' directories
         build_one(out, flat, mixed, FLAT_PAGE)
