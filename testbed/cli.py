@@ -226,12 +226,13 @@ def keep_guest_death(kernel: str, out: Path, names: list[str], boot: int) -> Pat
     copy (None when there was no log)."""
     from testbed import vm
 
-    log = TOP / "build" / f"vm-{vm.resolve_abi(kernel)}-kernel.log"
+    log = vm.kernel_log_path(vm.resolve_abi(kernel))
     if not log.exists():
         return None
     kept = None
+    file = f"{time.strftime('%Y%m%dT%H%M%S')}-boot{boot}.log"
     for name in names:
-        dest = out / name / "guest-deaths" / f"{time.strftime('%Y%m%dT%H%M%S')}-boot{boot}.log"
+        dest = out / name / "guest-deaths" / file
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(log, dest)
         kept = kept or dest

@@ -385,6 +385,12 @@ def main(argv: list[str] | None = None) -> int:
         return run(args, cmd)
 
 
+def kernel_log_path(abi: str) -> Path:
+    """build/vm-<abi>-kernel.log: the guest kernel's warnings and errors of
+    the last boot of ``abi`` (KLOG_ARGS)."""
+    return TOP / "build" / f"vm-{abi}-kernel.log"
+
+
 def kernel_log(kept: Path, rc: int) -> None:
     """If the guest died, never came up or was torn down at the timeout, show
     the tail of its kernel's warnings and errors, kept in ``kept``."""
@@ -424,7 +430,7 @@ def run(args: argparse.Namespace, cmd: list[str]) -> int:
     # 255 a few seconds into the boot, nothing on the console), and the boot
     # is retried; a command that ran is never run twice
     started = TOP / "build" / f".vm-started-{os.getpid()}"
-    klog = TOP / "build" / f"vm-{abi}-kernel.log"
+    klog = kernel_log_path(abi)
     host_stat = TOP / "build" / f".vm-host-stat-{os.getpid()}"
     cmd, script = short_command(cmd, TOP / "build" / f".vm-command-{os.getpid()}.sh")
     try:

@@ -258,6 +258,7 @@ def test_a_guest_that_died_is_booted_again_and_its_kernel_log_kept(
     from testbed import vm
 
     monkeypatch.setattr(tcli, "TOP", tmp_path)
+    monkeypatch.setattr(vm, "TOP", tmp_path)  # build/vm-<abi>-kernel.log
     monkeypatch.setattr(tcli, "git_meta", dict)
     monkeypatch.setattr(vm, "accel", lambda: ("tcg", "test"))
     monkeypatch.setattr(vm, "resolve_abi", lambda kernel: f"abi-of-{kernel}")

@@ -778,13 +778,19 @@ def test_report_from_synthetic_runs(tmp_path: Path) -> None:
     assert summary["tables"]["goodput"]["jersey|0.01"]["runs"] == 3
 
 
-def test_report_refuses_a_point_above_the_bottleneck_capacity(tmp_path: Path) -> None:
-    out = tmp_path / "results"
+def _reno_points(out: Path) -> Path:
+    """3 runs of reno at 1.5 Mb/s in ``out``'s fig5_11/runs/ (returned)."""
     runs = out / "fig5_11" / "runs"
     runs.mkdir(parents=True)
     for run in range(3):
         doc = fake_point("reno", 0.0, run, 1.5e6)
         (runs / f"{doc['point']}.json").write_text(json.dumps(doc))
+    return runs
+
+
+def test_report_refuses_a_point_above_the_bottleneck_capacity(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    runs = _reno_points(out)
     # 2.5 Mb/s through the 2 Mb/s bottleneck: a bug, not a result
     bad = fake_point("jersey", 0.0, 0, 2.5e6)
     (runs / f"{bad['point']}.json").write_text(json.dumps(bad))
@@ -802,11 +808,7 @@ def test_report_refuses_a_point_above_the_bottleneck_capacity(tmp_path: Path) ->
 
 def test_report_counts_the_guest_deaths_of_a_scenario(tmp_path: Path) -> None:
     out = tmp_path / "results"
-    runs = out / "fig5_11" / "runs"
-    runs.mkdir(parents=True)
-    for run in range(3):
-        doc = fake_point("reno", 0.0, run, 1.5e6)
-        (runs / f"{doc['point']}.json").write_text(json.dumps(doc))
+    _reno_points(out)
     deaths = out / "fig5_11" / "guest-deaths"
     deaths.mkdir()
     for boot in (1, 2):
@@ -1174,13 +1176,6 @@ def test_report_per_kernel_directories_and_their_index(tmp_path: Path) -> None:
     assert "6.12.95+deb12-amd64" in row and "aaaaaaaaaaaa" in row and "| 6 / 0 / 0 |" in row
     assert "Kernels: 6.1.0-56-amd64, 6.12.95+deb12-amd64." in text
     assert "Commits: aaaaaaaaaaaa, bbbbbbbbbbbb." in text
-    # a fresh clone: one kernel's points are gone (runs/ is not tracked), its
-    # published report stays, and the index still lists it
-    kept = (out / "6.1" / "report.md").read_text()
-    shutil.rmtree(out / "6.1" / "fig5_11" / "runs")
-    report.build(out, ["fig5_11"])
-    assert (out / "6.1" / "report.md").read_text() == kept
-    assert "Kernels: 6.1.0-56-amd64, 6.12.95+deb12-amd64." in (out / "report.md").read_text()
     assert f"[{report.FLAT_PAGE}]({report.FLAT_PAGE})" in text
     # each kernel's own report and pages, not mixed with the other's
     k612 = (out / "6.12" / "report.md").read_text()
@@ -1193,6 +1188,13 @@ def test_report_per_kernel_directories_and_their_index(tmp_path: Path) -> None:
     flat = tmp_path / "flat"
     _write_points(flat / "fig5_11" / "runs", "6.12.95+deb12-amd64", "a" * 40, 1.5e6)
     assert "Repeatability" in report.build(flat, ["fig5_11"]).read_text()
+    # a fresh clone: one kernel's points are gone (runs/ is not tracked), its
+    # published report stays, and the index still lists it
+    kept = (out / "6.1" / "report.md").read_text()
+    shutil.rmtree(out / "6.1" / "fig5_11" / "runs")
+    report.build(out, ["fig5_11"])
+    assert (out / "6.1" / "report.md").read_text() == kept
+    assert "Kernels: 6.1.0-56-amd64, 6.12.95+deb12-amd64." in (out / "report.md").read_text()
 
 
 def _card_recs() -> list[dict[str, Any]]:
