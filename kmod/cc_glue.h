@@ -733,6 +733,9 @@ static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
 	in->marks = lc_path_marks(p);
 	in->queued = lc_path_queue_stands(p, min_rtt);
 	in->overflow = lc_path_overflow_stands(p, min_rtt);
+	in->limited = p->round_limited;
+	in->queue_round = lc_path_queued(p, min_rtt);
+	in->overflow_round = lc_path_overflow(p, min_rtt);
 	in->full = p->full;
 }
 

@@ -19,7 +19,8 @@
  *
  * The safe mode (classify=safe): a loss without ECE is speculated to be
  * corruption only while the round trips show no standing queue (one that
- * stood 4 round trips in a row; while the path has echoed CE within the
+ * stood 4 round trips in a row, or in a window-limited slow start and the
+ * round after it one that showed; while the path has echoed CE within the
  * last 250 round trips, none of more than half its minimum RTT: a marking
  * gateway keeps a shorter one, a longer one overflows) and the window is
  * delivered (lossclass_core.h, as tcp_jersey.c).  Otherwise it is
@@ -28,8 +29,8 @@
  * full drop-tail buffer of one BDP that is Reno's halving, at a short queue
  * a random loss costs only the queue; action "drain"), when the window is
  * not delivered (a shallow buffer, a policer) Reno's halving, and so on a
- * path that does not mark once the window reaches the one such a buffer
- * overflowed at (why=full).  After a drain,
+ * path that does not mark once the window passes by a sixteenth the one
+ * such a buffer overflowed at (why=full).  After a drain,
  * congestion avoidance adds 3 (1 - beta) / (1 + beta) segments per RTT, as
  * jersey's (Reno's one after a halving), so that with the same signals
  * diffc is no greedier than Reno where flows compete (a standing queue,

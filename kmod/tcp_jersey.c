@@ -56,15 +56,17 @@
  *     over many, a path's own delay rises for a few) is within min_rtt / 8,
  *     clamped to [4 ms, 16 ms] and at most half the path's minimum RTT (a
  *     short path's one-BDP buffer holds less than 4 ms), of the path's
- *     minimum RTT
+ *     minimum RTT (in a window-limited slow start and the round after it,
+ *     the last round or this one: slow start fills a buffer in a round)
  *     (while the path marks, CE echoed within the last 250 round trips,
  *     half the minimum RTT: the AQM keeps a shorter queue, a longer one is
  *     its buffer overflowing), and
  *   - the window is delivered: cwnd (half of it in slow start) is at most
  *     3/2 of the segments the path delivered in the last round trip, and
  *   - on a path that does not mark, the window is below the one its buffer
- *     overflowed at without a standing queue (a buffer shallower than the
- *     queue threshold, where the rule before found the overflow);
+ *     overflowed at without a standing queue, by a sixteenth more (a
+ *     buffer shallower than the queue threshold, where the rule before
+ *     found the overflow; a round that delivers more raises it);
  * otherwise it is congestion, answered with cwnd = ownd.  Taking a wireless
  * loss for congestion costs little: ownd = ARE * rtt_min only drains the
  * queue.  One round's standing queue ends slow start (HyStart's delay

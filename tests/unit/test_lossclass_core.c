@@ -725,11 +725,12 @@ static void test_shallow_buffer(void)
 	CHECK_CMP(shallow_loss(&p, 130, false), ==, LC_WHY_EXCESS);
 	lc_path_overflowed(&p, LC_WHY_EXCESS, 40000);
 	CHECK_CMP(p.full, ==, 80);
-	/* from now on a loss at 80 is the buffer full again */
-	CHECK_CMP(shallow_loss(&p, 80, false), ==, LC_WHY_FULL);
-	CHECK_CMP(shallow_loss(&p, 79, false), ==, LC_WHY_NONE);
+	/* from now on a loss a sixteenth past 80 is the buffer full again */
+	CHECK_CMP(shallow_loss(&p, 85, false), ==, LC_WHY_FULL);
+	CHECK_CMP(shallow_loss(&p, 84, false), ==, LC_WHY_NONE);
+	CHECK_CMP(shallow_loss(&p, 80, false), ==, LC_WHY_NONE);
 	/* but a path that marks tells congestion by CE */
-	CHECK_CMP(shallow_loss(&p, 80, true), ==, LC_WHY_NONE);
+	CHECK_CMP(shallow_loss(&p, 85, true), ==, LC_WHY_NONE);
 	/* flows compete for such a buffer: the fair increase applies */
 	CHECK_CMP(lc_ai_now(&p, 40000, 40), ==, 40);
 	/* a response to it does not lower what the path carries (at a
@@ -749,8 +750,8 @@ static void test_shallow_buffer(void)
 	 */
 	shallow_round(&p, 40400, &una, &del, 100);
 	CHECK_CMP(p.full, ==, 100);
-	CHECK_CMP(shallow_loss(&p, 99, false), ==, LC_WHY_NONE);
-	CHECK_CMP(shallow_loss(&p, 100, false), ==, LC_WHY_FULL);
+	CHECK_CMP(shallow_loss(&p, 105, false), ==, LC_WHY_NONE);
+	CHECK_CMP(shallow_loss(&p, 106, false), ==, LC_WHY_FULL);
 	/* a new excess without a queue remembers anew */
 	p.delivered = 60;
 	lc_path_overflowed(&p, LC_WHY_EXCESS, 40000);
@@ -765,6 +766,142 @@ static void test_shallow_buffer(void)
 	p.delivered = LC_SS_LOW_WINDOW;
 	lc_path_overflowed(&p, LC_WHY_EXCESS, 40000);
 	CHECK_CMP(p.full, ==, LC_SS_LOW_WINDOW);
+}
+
+/*
+ * A remembered window too low (an excess late in slow start at 5 % PER,
+ * when the round before had delivered 47 of a path's 133): a window cut
+ * whenever it reached 47 never delivered more, and held the flow at a
+ * third of the path.  Past it by a sixteenth (at least two segments), the
+ * rounds in between deliver more and raise it; a buffer that is full
+ * delivers no more, and the window that passes it is answered.
+ */
+static void test_full_too_low(void)
+{
+	struct lc_path p = { .full = 47, .delivered = 40 };
+	u32 una = 1, del = 0, w;
+
+	/* the first round's minimum starts the rounds */
+	{
+		struct lc_ack a = { .una = 1, .nxt = 41, .min_rtt_us = 40000,
+				    .limited = true };
+		u32 min;
+
+		CHECK(!lc_path_rtt(&p, 40400, &a, &min));
+	}
+	CHECK_CMP(shallow_loss(&p, 47, false), ==, LC_WHY_NONE);
+	CHECK_CMP(shallow_loss(&p, 48, false), ==, LC_WHY_NONE);
+	CHECK_CMP(shallow_loss(&p, 49, false), ==, LC_WHY_FULL);
+	/* the path carries more: each round delivers its window, held */
+	for (w = 48; w < 133; w++) {
+		shallow_round(&p, 40400, &una, &del, w);
+		CHECK_CMP(shallow_loss(&p, w + 1, false), ==, LC_WHY_NONE);
+	}
+	CHECK_CMP(p.full, ==, 132);
+	/* the buffer full: rounds of 133, the window grows past 133 + 8 */
+	shallow_round(&p, 40400, &una, &del, 133);
+	shallow_round(&p, 40400, &una, &del, 133);
+	CHECK_CMP(shallow_loss(&p, 140, false), ==, LC_WHY_NONE);
+	CHECK_CMP(shallow_loss(&p, 141, false), ==, LC_WHY_FULL);
+	/* a small one: two segments at least */
+	p.full = LC_SS_LOW_WINDOW;
+	CHECK_CMP(shallow_loss(&p, LC_SS_LOW_WINDOW + 1, false), ==,
+		  LC_WHY_NONE);
+	CHECK_CMP(shallow_loss(&p, LC_SS_LOW_WINDOW + 2, false), ==,
+		  LC_WHY_FULL);
+}
+
+/* a loss at @cwnd on @p as cc_lc_input() sees it, @slow_start: cwnd < ssthresh */
+static u8 glue_loss(const struct lc_path *p, u32 cwnd, bool slow_start,
+		    bool marks)
+{
+	struct lc_input i = {
+		.cwnd = cwnd, .slow_start = slow_start,
+		.round_ss = p->round_ss, .last_ss = p->last_ss,
+		.delivered = p->delivered, .marks = marks,
+		.queued = lc_path_queue_stands(p, 40000),
+		.overflow = lc_path_overflow_stands(p, 40000),
+		.limited = p->round_limited,
+		.queue_round = lc_path_queued(p, 40000),
+		.overflow_round = lc_path_overflow(p, 40000),
+		.full = p->full,
+	};
+
+	return lc_congestion(&i, LC_SAFE);
+}
+
+/*
+ * Slow start fills a buffer in a round or two: a loss in a window-limited
+ * slow start, or in the round after it, is the queue's after one round of
+ * it (the one that ends slow start), where congestion avoidance waits for
+ * LC_QUEUE_ROUNDS.  Behind one BDP of drop-tail the first loss of a lone
+ * flow came so, 14-40 ms above the path's 40 ms, after no earlier round
+ * of queue.
+ */
+static void test_slow_start_queue(void)
+{
+	struct lc_path p = { 0 };
+	u32 una = 0, rtt;
+
+	rtt_at(&p, 40000, 0, 100, 40000, 0, &rtt);
+	una = round_of(&p, una, 40500, 3000, 40100);
+	p.round_ss = 1;		/* the round under way began in slow start */
+	p.round_limited = 1;	/* ... with the window full */
+	una = round_of(&p, una, 60000, 3000, 58000);
+	CHECK_CMP(p.queued, ==, 1);
+	p.round_ss = 1;
+	p.last_ss = 1;
+	p.round_limited = 1;
+	CHECK(!lc_path_queue_stands(&p, 40000));
+	/* in slow start: the queue's */
+	CHECK_CMP(glue_loss(&p, 150, true, false), ==, LC_WHY_QUEUE);
+	/* slow start just ended (HyStart's exit): still */
+	CHECK_CMP(glue_loss(&p, 150, false, false), ==, LC_WHY_QUEUE);
+	p.round_ss = 0;
+	CHECK_CMP(glue_loss(&p, 150, false, false), ==, LC_WHY_QUEUE);
+	/* congestion avoidance: LC_QUEUE_ROUNDS rounds of it first */
+	p.last_ss = 0;
+	CHECK_CMP(glue_loss(&p, 150, false, false), ==, LC_WHY_NONE);
+	/* a flight the window did not limit (the receiver's, the
+	 * application's): the delay is the path's own
+	 */
+	p.round_ss = 1;
+	p.round_limited = 0;
+	CHECK_CMP(glue_loss(&p, 150, true, false), ==, LC_WHY_NONE);
+	/* a window too small to tell a burst from a queue */
+	p.round_limited = 1;
+	CHECK_CMP(glue_loss(&p, LC_SS_LOW_WINDOW - 1, true, false), ==,
+		  LC_WHY_NONE);
+	CHECK_CMP(glue_loss(&p, LC_SS_LOW_WINDOW, true, false), ==,
+		  LC_WHY_QUEUE);
+	/* a path that marks: only a queue above half its base RTT */
+	CHECK_CMP(glue_loss(&p, 150, true, true), ==, LC_WHY_NONE);
+	una = round_of(&p, una, 70000, 3000, 62000);
+	p.round_ss = 1;
+	p.round_limited = 1;
+	CHECK_CMP(glue_loss(&p, 150, true, true), ==, LC_WHY_QUEUE);
+	/* the round under way counts once it has LC_ROUND_SAMPLES samples */
+	una = round_of(&p, una, 58000, 3000, 40100);
+	CHECK_CMP(p.queued, ==, 0);
+	p.round_ss = 1;
+	p.round_limited = 1;
+	CHECK_CMP(glue_loss(&p, 150, true, false), ==, LC_WHY_NONE);
+	for (rtt = 0; rtt < LC_ROUND_SAMPLES; rtt++) {
+		u32 m;
+
+		CHECK_CMP(glue_loss(&p, 150, true, false), ==, LC_WHY_NONE);
+		rtt_at(&p, 58000, una + rtt, una + 100, 40000, 0, &m);
+	}
+	CHECK_CMP(glue_loss(&p, 150, true, false), ==, LC_WHY_QUEUE);
+	/* the paper's mode knows none of it */
+	{
+		struct lc_input i = { .cwnd = 150, .slow_start = true,
+				      .round_ss = true, .limited = true,
+				      .queue_round = true };
+
+		CHECK_CMP(lc_congestion(&i, LC_PAPER), ==, LC_WHY_NONE);
+		CHECK_CMP(lc_congestion(&i, LC_SAFE), ==, LC_WHY_QUEUE);
+	}
 }
 
 /*
@@ -891,6 +1028,8 @@ int main(void)
 	RUN(test_slow_start_rounds);
 	RUN(test_slow_start_policer);
 	RUN(test_shallow_buffer);
+	RUN(test_full_too_low);
+	RUN(test_slow_start_queue);
 	RUN(test_deep_buffer_excess);
 	RUN(test_queue_stands);
 	RUN(test_overflow_stands);
