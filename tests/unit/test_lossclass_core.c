@@ -687,16 +687,29 @@ static void shallow_round(struct lc_path *p, u32 rtt, u32 *una, u32 *del,
 	CHECK_CMP(min, ==, rtt);
 }
 
-/* a loss at @cwnd on that path, as the modules ask */
-static u8 shallow_loss(const struct lc_path *p, u32 cwnd, bool marks)
+/* a loss at @cwnd on @p as cc_lc_input() sees it, @slow_start: cwnd < ssthresh */
+static u8 glue_loss(const struct lc_path *p, u32 cwnd, bool slow_start,
+		    bool marks)
 {
 	struct lc_input i = {
-		.cwnd = cwnd, .delivered = p->delivered, .marks = marks,
+		.cwnd = cwnd, .slow_start = slow_start,
+		.round_ss = p->round_ss, .last_ss = p->last_ss,
+		.delivered = p->delivered, .marks = marks,
 		.queued = lc_path_queue_stands(p, 40000),
-		.overflow = lc_path_overflow_stands(p, 40000), .full = p->full,
+		.overflow = lc_path_overflow_stands(p, 40000),
+		.limited = p->round_limited,
+		.queue_round = lc_path_queued(p, 40000),
+		.overflow_round = lc_path_overflow(p, 40000),
+		.full = p->full,
 	};
 
 	return lc_congestion(&i, LC_SAFE);
+}
+
+/* a loss at @cwnd on that path in congestion avoidance */
+static u8 shallow_loss(const struct lc_path *p, u32 cwnd, bool marks)
+{
+	return glue_loss(p, cwnd, false, marks);
 }
 
 /*
@@ -779,16 +792,10 @@ static void test_shallow_buffer(void)
 static void test_full_too_low(void)
 {
 	struct lc_path p = { .full = 47, .delivered = 40 };
-	u32 una = 1, del = 0, w;
+	u32 una = 1, del = 0, w, min;
 
 	/* the first round's minimum starts the rounds */
-	{
-		struct lc_ack a = { .una = 1, .nxt = 41, .min_rtt_us = 40000,
-				    .limited = true };
-		u32 min;
-
-		CHECK(!lc_path_rtt(&p, 40400, &a, &min));
-	}
+	CHECK(!rtt_at(&p, 40400, 1, 41, 40000, 0, &min));
 	CHECK_CMP(shallow_loss(&p, 47, false), ==, LC_WHY_NONE);
 	CHECK_CMP(shallow_loss(&p, 48, false), ==, LC_WHY_NONE);
 	CHECK_CMP(shallow_loss(&p, 49, false), ==, LC_WHY_FULL);
@@ -811,25 +818,6 @@ static void test_full_too_low(void)
 		  LC_WHY_FULL);
 }
 
-/* a loss at @cwnd on @p as cc_lc_input() sees it, @slow_start: cwnd < ssthresh */
-static u8 glue_loss(const struct lc_path *p, u32 cwnd, bool slow_start,
-		    bool marks)
-{
-	struct lc_input i = {
-		.cwnd = cwnd, .slow_start = slow_start,
-		.round_ss = p->round_ss, .last_ss = p->last_ss,
-		.delivered = p->delivered, .marks = marks,
-		.queued = lc_path_queue_stands(p, 40000),
-		.overflow = lc_path_overflow_stands(p, 40000),
-		.limited = p->round_limited,
-		.queue_round = lc_path_queued(p, 40000),
-		.overflow_round = lc_path_overflow(p, 40000),
-		.full = p->full,
-	};
-
-	return lc_congestion(&i, LC_SAFE);
-}
-
 /*
  * Slow start fills a buffer in a round or two: a loss in a window-limited
  * slow start, or in the round after it, is the queue's after one round of
@@ -841,7 +829,7 @@ static u8 glue_loss(const struct lc_path *p, u32 cwnd, bool slow_start,
 static void test_slow_start_queue(void)
 {
 	struct lc_path p = { 0 };
-	u32 una = 0, rtt;
+	u32 una = 0, rtt, k;
 
 	rtt_at(&p, 40000, 0, 100, 40000, 0, &rtt);
 	una = round_of(&p, una, 40500, 3000, 40100);
@@ -886,11 +874,9 @@ static void test_slow_start_queue(void)
 	p.round_ss = 1;
 	p.round_limited = 1;
 	CHECK_CMP(glue_loss(&p, 150, true, false), ==, LC_WHY_NONE);
-	for (rtt = 0; rtt < LC_ROUND_SAMPLES; rtt++) {
-		u32 m;
-
+	for (k = 0; k < LC_ROUND_SAMPLES; k++) {
 		CHECK_CMP(glue_loss(&p, 150, true, false), ==, LC_WHY_NONE);
-		rtt_at(&p, 58000, una + rtt, una + 100, 40000, 0, &m);
+		rtt_at(&p, 58000, una + k, una + 100, 40000, 0, &rtt);
 	}
 	CHECK_CMP(glue_loss(&p, 150, true, false), ==, LC_WHY_QUEUE);
 	/* the paper's mode knows none of it */
