@@ -4,25 +4,26 @@
 # profile's rows that the criteria name, 2 + 2 Reno on the thesis fig 5.11
 # path, and a lone flow on the short path's drop-tail queue:
 #   bash results/bottlenecks-safety.sh 6.12 [PART...]
-# PART picks the rows (all five by default): reno (2 + 2 Reno on the fig 5.11
+# PART picks the rows (all six by default): reno (2 + 2 Reno on the fig 5.11
 # path), droptail (a lone flow on the drop-tail queue, PER 0, 1 and 5 %), short
 # (the same on the short path, 20 Mb/s, 4 ms), cubic
 # (2 + 2 Cubic behind every gateway kind), lossy (a lone lossy flow behind the
-# marking gateways); e.g. after a change to what an ECE does, which a path
-# without marks never sees: bash results/bottlenecks-safety.sh 6.12 reno cubic lossy
+# marking gateways), gamma1 (the same behind vcrr with gamma 1, a reference
+# row); e.g. after a change to what an ECE does, which a path
+# without marks never sees: bash results/bottlenecks-safety.sh 6.12 reno cubic lossy gamma1
 # (KEEP=1 bash results/bottlenecks-safety.sh 6.12 cubic lossy: adds parts to those kept)
-# (all five: about 145 min on TCG, 325 runs of 30 s, two at a time; the 2 Mb/s
+# (all six: about 145 min on TCG, 325 runs of 30 s, two at a time; the 2 Mb/s
 # fig 5.11 points four at a time, every lone flow one at a time)
 # then: .venv/bin/python -m testbed report bottlenecks --out results
 set -euo pipefail
 cd "$(dirname "$0")/.."
 K=${1:?kernel series, e.g. 6.12}
 shift
-PARTS=${*:-reno droptail short cubic lossy}
+PARTS=${*:-reno droptail short cubic lossy gamma1}
 for p in $PARTS; do
 	case $p in
-	reno | droptail | short | cubic | lossy) ;;
-	*) echo "unknown part $p (reno, droptail, short, cubic, lossy)" >&2; exit 2 ;;
+	reno | droptail | short | cubic | lossy | gamma1) ;;
+	*) echo "unknown part $p (reno, droptail, short, cubic, lossy, gamma1)" >&2; exit 2 ;;
 	esac
 done
 want() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -69,7 +70,9 @@ want cubic && run --set "sweep.gw=[$PFIFO,$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0]
 # rate, which holds a sender that honours the marks below what bbr (which
 # ignores them) takes, so gamma 1 shows what jersey makes of the whole link
 VCRR1='{ label = "vcrr-gamma1", q = { kind = "vcrr", gamma = 1.0 } }'
-if want lossy; then
-run --set "sweep.gw=[$CWAQ,$VCRR,$VCRR1,$FQ]" --set 'sweep.per=[0.01,0.05]' --set "sweep.mix=[$ALONE]" \
+want lossy && run --set "sweep.gw=[$CWAQ,$VCRR,$FQ]" --set 'sweep.per=[0.01,0.05]' --set "sweep.mix=[$ALONE]" \
+	--set 'sweep.ours=["jersey","bbr"]'
+if want gamma1; then
+run --set "sweep.gw=[$VCRR1]" --set 'sweep.per=[0.01,0.05]' --set "sweep.mix=[$ALONE]" \
 	--set 'sweep.ours=["jersey","bbr"]'
 fi
