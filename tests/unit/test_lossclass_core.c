@@ -975,6 +975,63 @@ static void test_queue_stands(void)
 	CHECK_CMP(lc_rounds_in_a_row(p.queued, false), ==, 0);
 }
 
+/*
+ * On a path under 8 ms, whose queue threshold is half its own minimum RTT,
+ * a standing queue stands after LC_SHORT_QUEUE_ROUNDS rounds (one), the
+ * round under way counting after LC_SHORT_ROUND_SAMPLES samples: a
+ * drop-tail buffer of one BDP (7 packets, 4.2 ms, on a 20 Mb/s, 4 ms path
+ * of 4.8 ms minimum RTT) holds only a few packets above it, and a round of
+ * a window of 16 brings 8 ACKs.  The same rounds on a 40 ms path stand
+ * after 4; the overflow threshold of a path that marks keeps its 4.
+ */
+static void test_short_path_queue_rounds(void)
+{
+	struct lc_path p = { 0 };
+	u32 rtt, i;
+
+	CHECK_CMP(lc_queue_rounds(4800), ==, LC_SHORT_QUEUE_ROUNDS);
+	CHECK_CMP(lc_queue_rounds(7999), ==, LC_SHORT_QUEUE_ROUNDS);
+	CHECK_CMP(lc_queue_rounds(8000), ==, LC_QUEUE_ROUNDS);
+	CHECK_CMP(lc_queue_rounds(40000), ==, LC_QUEUE_ROUNDS);
+	CHECK_CMP(LC_SHORT_QUEUE_ROUNDS, <, LC_QUEUE_ROUNDS);
+	CHECK_CMP(LC_SHORT_ROUND_SAMPLES, <, LC_ROUND_SAMPLES);
+	/* a round 3.6 ms up: above 2.4 ms, half of 4.8 ms */
+	rtt_at(&p, 8400, 0, 16, 4800, 0, &rtt);	/* starts round 1 */
+	for (i = 1; i < LC_SHORT_ROUND_SAMPLES - 1; i++)
+		rtt_at(&p, 8400 + 100 * i, i, 16, 4800, 0, &rtt);
+	CHECK(!lc_path_queue_stands(&p, 4800));	/* 3 samples: not yet */
+	rtt_at(&p, 8400 + 100 * i, i, 16, 4800, 0, &rtt);
+	CHECK(lc_path_queue_stands(&p, 4800));	/* 4: the round counts */
+	CHECK(!lc_path_queue_stands(&p, 40000));
+	CHECK(rtt_at(&p, 8600, 16, 32, 4800, 0, &rtt));
+	CHECK_CMP(p.queued, ==, 1);
+	CHECK(lc_path_queue_stands(&p, 4800));
+	/* not on a 40 ms path, nor as an overflow run (below 4 ms) */
+	CHECK(!lc_path_queue_stands(&p, 40000));
+	CHECK_CMP(p.overflow, ==, 0);
+	/* the round under way ends it once it has 4 samples of no queue */
+	for (i = 0; i < LC_SHORT_ROUND_SAMPLES - 1; i++)
+		rtt_at(&p, 5000, 16 + i, 32, 4800, 0, &rtt);
+	CHECK(lc_path_queue_stands(&p, 4800));
+	rtt_at(&p, 5000, 16 + i, 32, 4800, 0, &rtt);
+	CHECK(!lc_path_queue_stands(&p, 4800));
+	/* and a round of none: a queue again after 4 samples of one */
+	CHECK(rtt_at(&p, 5000, 32, 48, 4800, 0, &rtt));
+	CHECK_CMP(p.queued, ==, 0);
+	for (i = 0; i < LC_SHORT_ROUND_SAMPLES - 1; i++)
+		rtt_at(&p, 8400, 32 + i, 48, 4800, 0, &rtt);
+	CHECK(!lc_path_queue_stands(&p, 4800));
+	rtt_at(&p, 8400, 32 + i, 48, 4800, 0, &rtt);
+	CHECK(lc_path_queue_stands(&p, 4800));
+	CHECK(!lc_path_queue_stands(&p, 40000));
+	/* a path that marks: LC_QUEUE_ROUNDS rounds above 4 ms */
+	p.overflow = LC_QUEUE_ROUNDS - 1;
+	p.samples = 0;
+	CHECK(!lc_path_overflow_stands(&p, 4800));
+	p.overflow = LC_QUEUE_ROUNDS;
+	CHECK(lc_path_overflow_stands(&p, 4800));
+}
+
 /* the same for the overflow threshold of a path that marks */
 static void test_overflow_stands(void)
 {
@@ -1019,6 +1076,7 @@ int main(void)
 	RUN(test_deep_buffer_excess);
 	RUN(test_queue_stands);
 	RUN(test_overflow_stands);
+	RUN(test_short_path_queue_rounds);
 	RUN(test_ai_now);
 	RUN(test_fair_increase);
 	RUN(test_fair_increase_long_cycle);
