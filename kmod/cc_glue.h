@@ -333,10 +333,19 @@ static inline bool cc_glue_holding(const struct sock *sk,
  * growing, in the safe mode: the kernel raises cwnd only outside CWR and
  * Recovery, so at a loss rate of a few percent, where a sender is in loss
  * recovery most of the time, a held window would hardly ever grow.  Per
- * ACK of @acked segments the target PRR steers cwnd to (snd_ssthresh; PRR
- * raises cwnd to it as the ACKs allow) grows as the window would outside
- * recovery: by slow start below the ssthresh kept for after the recovery,
- * otherwise by @ai (Q8 segments per RTT, lossclass_core.h).  Slow start
+ * ACK that delivered @acked segments (ACKed or SACKed: tp->delivered, what
+ * the kernel's own tcp_cong_avoid() counts as acked_sacked) the target PRR
+ * steers cwnd to (snd_ssthresh; PRR raises cwnd to it as the ACKs allow)
+ * grows as the window would outside recovery: by slow start below the
+ * ssthresh kept for after the recovery, otherwise by @ai (Q8 segments per
+ * RTT, lossclass_core.h).  Not by the cumulatively ACKed segments: snd_una
+ * stalls at the hole, so the target stayed at the window of the loss, PRR
+ * held the flight there, and the ACK of the repair raised cwnd by all that
+ * was SACKed behind it at once (a burst of tens of segments at the end of
+ * the recovery, after rounds that delivered only the held flight, against
+ * which the new window looked not delivered: at 5 % PER behind cw aq 4 of
+ * 10 lone jersey flows cut 82-116 segments to 22-54, why=excess, in their
+ * first second; tests/scripted/jersey/held_growth_sacked.pkt).  Slow start
  * ends here as in cc_cong_avoid(), at a standing queue on @p
  * (lc_slow_start_over() against @min_rtt, seen on any ACK, SACKs too): the
  * ssthresh kept becomes the target.  Without that exit, recoveries held
@@ -603,8 +612,7 @@ static inline bool cc_path_pkts_acked(struct sock *sk, struct cc_glue *g,
 
 	if (!safe)
 		return over;
-	cc_glue_grow_held(sk, g, p, min_rtt, sample->pkts_acked,
-			  lc_ai_now(p, min_rtt, ai));
+	cc_glue_grow_held(sk, g, p, min_rtt, newly, lc_ai_now(p, min_rtt, ai));
 	cc_glue_refill_held(sk, g, newly);
 	return over;
 }
