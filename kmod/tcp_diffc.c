@@ -37,8 +37,9 @@
  * marks within LC_CE_ROUNDS round trips, or a buffer found shallow:
  * lc_ai_now()), Reno's one
  * segment per RTT elsewhere.  Slow start ends at a standing queue, and
- * a held recovery goes on growing the window (by slow start only up to a
- * standing queue) and refills its flight (as jersey).  A drop-tail
+ * a held recovery goes on growing the window with each segment delivered,
+ * SACKed too (by slow start only up to a standing queue), and refills its
+ * flight (as jersey).  A drop-tail
  * bottleneck, a policer or an AQM that drops is then answered as
  * congestion.  In this mode losses are told apart with or without ECN on
  * the connection.  classify=paper is the papers' speculation: every loss

@@ -72,7 +72,8 @@
  * queue.  One round's standing queue ends slow start (HyStart's delay
  * increase), so a lone flow does not overflow a drop-tail buffer with half
  * a window at the end of slow start.  A recovery held for corruption goes
- * on growing the window (cc_glue_grow_held()): the kernel raises cwnd only
+ * on growing the window with each segment delivered, SACKed too
+ * (cc_glue_grow_held()): the kernel raises cwnd only
  * outside recovery, and at a few percent of random loss a sender is in
  * recovery most of the time; its slow start ends at a standing queue too,
  * and a round trip that a stalled recovery keeps open ends when a segment
