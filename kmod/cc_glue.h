@@ -344,7 +344,7 @@ static inline bool cc_glue_holding(const struct sock *sk,
  * was SACKed behind it at once (a burst of tens of segments at the end of
  * the recovery, after rounds that delivered only the held flight, against
  * which the new window looked not delivered: at 5 % PER behind cw aq 4 of
- * 10 lone jersey flows cut 82-116 segments to 22-54, why=excess, in their
+ * 10 lone jersey flows cut 48-116 segments to 22-54, why=excess, in their
  * first second; tests/scripted/jersey/held_growth_sacked.pkt).  Slow start
  * ends here as in cc_cong_avoid(), at a standing queue on @p
  * (lc_slow_start_over() against @min_rtt, seen on any ACK, SACKs too): the
