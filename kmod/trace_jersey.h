@@ -74,10 +74,14 @@ TRACE_EVENT(jersey_loss,
 
 /*
  * A round trip of the loss classifier ended (lc_path_rtt()): its minimum
- * RTT sample (us), the window, and the path as the round left it (rounds
- * in a row with a standing queue, what it delivered, the remembered full
- * window; round_min and samples are the next round's, which has none yet).
- * One event a round trip.
+ * RTT sample (us), the window, ssthresh (a recovery's target), the
+ * congestion state, the flight and what the kernel counts of it as lost,
+ * SACKed and retransmitted, the send buffer (sk_sndbuf, sk_wmem_queued,
+ * and whether data waits unsent), the receiver's window and the room it
+ * leaves past snd_nxt (segments), and the path as the round left it (rounds in a
+ * row with a standing queue, what it delivered, the remembered full window;
+ * round_min and samples are the next round's, which has none yet).  One
+ * event a round trip.
  */
 TRACE_EVENT(jersey_round,
 
@@ -91,20 +95,50 @@ TRACE_EVENT(jersey_round,
 		__field(__u32, min)
 		__field(__u32, rtt_min)
 		__field(__u32, cwnd)
+		__field(__u32, ssthresh)
+		__field(__u8, state)
+		__field(__u32, flight)
+		__field(__u32, lost)
+		__field(__u32, sacked)
+		__field(__u32, retrans)
+		__field(__u32, sndbuf)
+		__field(__u32, wmem)
+		__field(__u8, unsent)
+		__field(__u32, rwnd)
+		__field(__s32, room)
 		CC_TP_PATH_ENTRY
 	),
 
 	TP_fast_assign(
+		const struct tcp_sock *tp = tcp_sk(sk);
+
 		CC_TP_SOCK_ASSIGN(sk);
 		__entry->min = round_min;
 		__entry->rtt_min = rtt_min;
-		__entry->cwnd = tcp_snd_cwnd(tcp_sk(sk));
+		__entry->cwnd = tcp_snd_cwnd(tp);
+		__entry->ssthresh = tp->snd_ssthresh;
+		__entry->state = inet_csk(sk)->icsk_ca_state;
+		__entry->flight = tcp_packets_in_flight(tp);
+		__entry->lost = tp->lost_out;
+		__entry->sacked = tp->sacked_out;
+		__entry->retrans = tp->retrans_out;
+		__entry->sndbuf = READ_ONCE(sk->sk_sndbuf);
+		__entry->wmem = READ_ONCE(sk->sk_wmem_queued);
+		__entry->unsent = !!tcp_send_head(sk);
+		__entry->rwnd = tp->snd_wnd / max_t(u32, tp->mss_cache, 1);
+		__entry->room = (s32)(tcp_wnd_end(tp) - tp->snd_nxt) /
+				max_t(s32, tp->mss_cache, 1);
 		CC_TP_PATH_ASSIGN(p);
 	),
 
-	TP_printk(CC_TP_SOCK_FMT " min=%u rtt_min=%u cwnd=%u" CC_TP_PATH_FMT,
+	TP_printk(CC_TP_SOCK_FMT " min=%u rtt_min=%u cwnd=%u ssthresh=%u state=%u flight=%u lost=%u sacked=%u retrans=%u sndbuf=%u wmem=%u unsent=%u rwnd=%u room=%d"
+		  CC_TP_PATH_FMT,
 		  CC_TP_SOCK_ARGS, __entry->min, __entry->rtt_min,
-		  __entry->cwnd, CC_TP_PATH_ARGS)
+		  __entry->cwnd, __entry->ssthresh, __entry->state,
+		  __entry->flight, __entry->lost, __entry->sacked,
+		  __entry->retrans, __entry->sndbuf, __entry->wmem,
+		  __entry->unsent, __entry->rwnd, __entry->room,
+		  CC_TP_PATH_ARGS)
 );
 
 TRACE_EVENT(jersey_sample,
