@@ -560,6 +560,24 @@ static inline bool cc_glue_slow_start(const struct sock *sk,
 }
 
 /*
+ * The receiver's window holds back data waiting to be sent: the next
+ * segment (one MSS of it) does not fit (tcp_snd_wnd_test()'s test).
+ */
+static inline bool cc_rwnd_limited(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	const struct sk_buff *skb = tcp_send_head(sk);
+	u32 end;
+
+	if (!skb)
+		return false;
+	end = TCP_SKB_CB(skb)->end_seq;
+	if (skb->len > tp->mss_cache)
+		end = TCP_SKB_CB(skb)->seq + tp->mss_cache;
+	return after(end, tcp_wnd_end(tp));
+}
+
+/*
  * The round trips of lc_path (lossclass_core.h): .pkts_acked hands every
  * RTT sample to cc_path_rtt() (true when a round ended, *@min its minimum
  * RTT; @bounded: a round ends by SACK too, lc_round_over(), and a long
@@ -580,6 +598,7 @@ static inline bool cc_path_rtt(const struct sock *sk, struct lc_path *p,
 		.cwnd		= bounded ? tcp_snd_cwnd(tp) : 0,
 		.slow_start	= slow_start,
 		.limited	= tcp_is_cwnd_limited(sk),
+		.rwnd_limited	= cc_rwnd_limited(sk),
 	};
 
 	/* RACK's last delivered segment, within the flight (SACK only) */

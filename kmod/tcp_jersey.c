@@ -62,7 +62,8 @@
  *     half the minimum RTT: the AQM keeps a shorter queue, a longer one is
  *     its buffer overflowing), and
  *   - the window is delivered: cwnd (half of it in slow start) is at most
- *     3/2 of the segments the path delivered in the last round trip, and
+ *     3/2 of the segments the path delivered in the last round trip (not
+ *     known after a round the receiver's window held back), and
  *   - on a path that does not mark, the window is below the one its buffer
  *     overflowed at without a standing queue, by a sixteenth more (a
  *     buffer shallower than the queue threshold, where the rule before

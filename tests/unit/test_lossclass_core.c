@@ -667,6 +667,50 @@ static void test_slow_start_policer(void)
 	CHECK_CMP(ss_loss(&p, 120, true, 80), ==, LC_WHY_EXCESS);
 }
 
+/* ss_ack() at which the receiver's window held data back (@rwnd) or not */
+static bool rwnd_ack(struct lc_path *p, u32 una, u32 nxt, u32 delivered,
+		     u32 window, bool rwnd)
+{
+	struct lc_ack a = { .una = una, .nxt = nxt, .delivered = delivered,
+			    .min_rtt_us = 40000, .cwnd = window,
+			    .slow_start = true, .limited = true,
+			    .rwnd_limited = rwnd };
+	u32 min;
+
+	return lc_path_rtt(p, 40000, &a, &min);
+}
+
+/*
+ * The same rounds of 30 segments as the policer's, but the receiver's
+ * window held the data back (a receiver's window of 30 early in the
+ * connection, or its right edge stalled at a hole): what they delivered
+ * is unknown, no excess, however far a held recovery's slow start took
+ * the window; counted again from the second round after the receiver's
+ * window opened (the first delivers the flight it held back).
+ */
+static void test_slow_start_receiver_window(void)
+{
+	struct lc_path p = { 0 };
+
+	rwnd_ack(&p, 0, 40, 0, 40, false);
+	CHECK(rwnd_ack(&p, 40, 110, 30, 70, false));
+	CHECK_CMP(p.delivered, ==, 30);
+	/* held back within the round: it counts nothing */
+	CHECK(!rwnd_ack(&p, 50, 110, 40, 80, true));
+	CHECK(rwnd_ack(&p, 110, 210, 60, 100, false));
+	CHECK_CMP(p.delivered, ==, 0);
+	CHECK_CMP(ss_loss(&p, 100, true, 60), ==, LC_WHY_NONE);
+	CHECK_CMP(ss_loss(&p, 120, true, 80), ==, LC_WHY_NONE);
+	/* the round after one held back delivers what it held: unknown */
+	CHECK(rwnd_ack(&p, 210, 330, 90, 120, false));
+	CHECK_CMP(p.delivered, ==, 0);
+	CHECK_CMP(ss_loss(&p, 150, true, 100), ==, LC_WHY_NONE);
+	/* a round the receiver's window did not hold back counts again */
+	CHECK(rwnd_ack(&p, 330, 450, 120, 120, false));
+	CHECK_CMP(p.delivered, ==, 30);
+	CHECK_CMP(ss_loss(&p, 150, true, 130), ==, LC_WHY_EXCESS);
+}
+
 /*
  * the round under way on a 40 ms path ends, @n delivered in it, its minimum
  * RTT @rtt; the next begins with @n in flight
@@ -1070,6 +1114,7 @@ int main(void)
 	RUN(test_classification);
 	RUN(test_slow_start_rounds);
 	RUN(test_slow_start_policer);
+	RUN(test_slow_start_receiver_window);
 	RUN(test_shallow_buffer);
 	RUN(test_full_too_low);
 	RUN(test_slow_start_queue);
