@@ -285,6 +285,33 @@ static inline void cc_glue_reduce_from(struct sock *sk, struct cc_glue *g,
 		g->grow = 0;
 }
 
+/*
+ * An ECE that the kernel ignores in Recovery, answered by hand: the target
+ * lowered from @before (cc_glue_reduce_from()), and PRR started afresh
+ * from it, as tcp_init_cwnd_reduction() starts it at entry (prior_cwnd the
+ * window reduced, nothing delivered or sent yet).  The held recovery's
+ * accounting (prr_delivered kept at prr_out by cc_glue_refill_held())
+ * made PRR's proportional part, ssthresh * prr_delivered / prior_cwnd -
+ * prr_out, negative by a share of all the recovery had sent: nothing went
+ * out until the deliveries caught up.  At 5 % PER behind cw aq, after a
+ * mark answered so (117 -> 80), a lone jersey flow's flight fell from 79 to
+ * 2-4 segments for three round trips (6.12, traced); the round that
+ * followed delivered 3, and the next loss cut the window to 9 as an excess.
+ */
+static inline void cc_glue_reduce_in_recovery(struct sock *sk,
+					      struct cc_glue *g, u32 before,
+					      u32 cwnd, u32 ssthresh)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	cc_glue_reduce_from(sk, g, before, cwnd, ssthresh);
+	if (g->held)
+		return;
+	tp->prior_cwnd = cc_max_u32(before, 1);
+	tp->prr_delivered = 0;
+	tp->prr_out = 0;
+}
+
 static inline void cc_glue_reduce_to(struct sock *sk, struct cc_glue *g,
 				     u32 cwnd, u32 ssthresh)
 {
@@ -752,7 +779,7 @@ static inline void cc_lc_input(const struct sock *sk, const struct cc_glue *g,
 	in->round_ss = p->round_ss;
 	in->last_ss = p->last_ss;
 	in->round_delivered = lc_round_delivered(p, tp->delivered);
-	in->delivered = p->delivered;
+	in->delivered = lc_path_delivered(p);
 	/* an echo of a mark answered by hand is no new signal: the loss is
 	 * judged as any other (held as wireless, a new CE was not seen)
 	 */

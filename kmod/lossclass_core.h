@@ -173,7 +173,10 @@ struct lc_path {
 		round_rwnd:1,	/* the receiver's window held data back in
 				 * this round (lc_ack's rwnd_limited)
 				 */
-		last_rwnd:1;	/* ... in the last one */
+		last_rwnd:1,	/* ... in the last one */
+		count_held:1;	/* delivered counts such a round
+				 * (lc_round_count(), lc_path_delivered())
+				 */
 };
 
 /* what a sender knows when it classifies a loss */
@@ -321,10 +324,16 @@ static inline void lc_round_begin(struct lc_path *p, const struct lc_ack *a)
 }
 
 /*
- * What a round that ended delivered (@n), as lc_path's delivered: unknown
- * (0) when the receiver's window held data back in it or in the round
- * before, whose flight it delivers: the sender did not give the path its
- * window, and what the path delivered says nothing of what it carries.
+ * What a round that ended delivered (@n), as lc_path's delivered: @n, but
+ * falling by at most a quarter a round (a round cut short by a recovery
+ * counts few); held (count_held: the classifier takes it for unknown,
+ * lc_path_delivered()) when the receiver's window held data back in it or
+ * in the round before, whose flight it delivers: the sender did not give
+ * the path its window, and what the path delivered says nothing of what
+ * it carries.  Counted all the same, so that the next round's count falls
+ * from it by a quarter at most: taken for 0, a round of 3 segments after
+ * such rounds made a window of 80 an excess, cut to 9 (6.12, 5 % PER,
+ * behind cw aq).
  * Early in a connection the receiver's window grows only as fast as its
  * application reads, and a hole stalls its right edge until the repair
  * arrives; meanwhile a recovery held in slow start grows the window by
@@ -332,14 +341,18 @@ static inline void lc_round_begin(struct lc_path *p, const struct lc_ack *a)
  * rounds delivered 22-29 segments against a receiver's window of 45-50
  * while the window grew to 101 (room for 0-2 more segments in the
  * receiver's window), and the next loss cut it to 24 as an excess (6.1,
- * traced: 3 of 5 runs cut so in their first second).  Otherwise, what
- * lc_path_rtt() says.
+ * traced: 3 of 5 runs cut so in their first second).
  */
-static inline u16 lc_round_count(const struct lc_path *p, u32 n)
+static inline void lc_round_count(struct lc_path *p, u32 n)
 {
-	if (p->round_rwnd || p->last_rwnd || !n)
-		return 0;
-	return (u16)cc_max_u32(n, p->delivered - (p->delivered >> 2));
+	p->count_held = p->round_rwnd || p->last_rwnd;
+	p->delivered = n ? (u16)cc_max_u32(n, p->delivered - (p->delivered >> 2)) : 0;
+}
+
+/* lc_path's delivered as the classifier takes it: 0, unknown, if held */
+static inline u32 lc_path_delivered(const struct lc_path *p)
+{
+	return p->count_held ? 0 : p->delivered;
 }
 
 /* a count of rounds in a row @n, after a round that @shows it or not */
@@ -400,7 +413,7 @@ static inline bool lc_path_rtt(struct lc_path *p, u32 rtt_us,
 	 * path, nor one the receiver's window held back (lc_round_count())
 	 */
 	if (over && !long_round && p->round_limited) {
-		p->delivered = lc_round_count(p, n);
+		lc_round_count(p, n);
 		/*
 		 * the path carries more than when its buffer overflowed (a
 		 * round with a loss recovery in it too: at 5 % PER nearly every
@@ -549,7 +562,7 @@ static inline bool lc_path_overflow_stands(const struct lc_path *p,
 static inline void lc_path_overflowed(struct lc_path *p, u8 why,
 				      u32 min_rtt_us)
 {
-	if (why == LC_WHY_EXCESS && p->delivered >= LC_SS_LOW_WINDOW &&
+	if (why == LC_WHY_EXCESS && lc_path_delivered(p) >= LC_SS_LOW_WINDOW &&
 	    !lc_path_queued(p, min_rtt_us))
 		p->full = p->delivered;
 }

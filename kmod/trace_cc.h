@@ -126,7 +126,7 @@
 		__entry->samples = (p)->samples;			\
 		__entry->queued = (p)->queued;				\
 		__entry->overflow = (p)->overflow;			\
-		__entry->delivered = (p)->delivered;			\
+		__entry->delivered = lc_path_delivered(p);		\
 		__entry->full = (p)->full;				\
 	} while (0)
 
