@@ -57,7 +57,9 @@
  * segment.  An ECE arriving while a held loss is being repaired (Recovery,
  * Loss), where the kernel ignores it, halves the target (in Loss the
  * window before the timeout, never raising cwnd) by hand once per episode
- * and queues CWR, so that the same mark is not answered twice.
+ * (in Recovery PRR then starts afresh from the target it had,
+ * cc_glue_reduce_in_recovery()) and queues CWR, so that the same mark is
+ * not answered twice.
  * Between events: Reno slow start and congestion avoidance (cc_cong_avoid(),
  * with the safe mode's slow-start exit and increase); .undo_cwnd as Reno.
  *
@@ -233,7 +235,8 @@ static void diffc_late_ece(struct sock *sk)
 		before = tp->snd_ssthresh;
 		diffc_decide(&d, CC_EV_ECE, true, true, before, before);
 		d.why = LC_WHY_ECE;
-		cc_glue_reduce_from(sk, &ca->g, before, d.cwnd, d.ssthresh);
+		cc_glue_reduce_in_recovery(sk, &ca->g, before, d.cwnd,
+					   d.ssthresh);
 	}
 	cc_glue_ece_answered(sk, &ca->g);
 	diffc_record(sk, CC_EV_ECE, &d, before);

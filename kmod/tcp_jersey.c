@@ -39,7 +39,9 @@
  *     (congested) or ownd (wireless, no ECN), ssthresh = ownd; backed-off
  *     timeouts of the same episode keep the kernel's cwnd of one segment;
  *   ECE while in Recovery or Loss (the kernel ignores it there): the target
- *     is lowered by hand once, and CWR is queued for the receiver.
+ *     is lowered by hand once, PRR starts afresh from the window it had
+ *     (in Recovery, cc_glue_reduce_in_recovery()), and CWR is queued for
+ *     the receiver.
  * Between events: Reno slow start / congestion avoidance (cc_cong_avoid(),
  * alpha segments per RTT, see below).  .undo_cwnd restores max(cwnd, prior_cwnd) (the
  * kernel saved prior_cwnd/prior_ssthresh before our decision) and cancels a
@@ -343,7 +345,8 @@ static void jersey_late_ece(struct sock *sk)
 		 */
 		before = tp->snd_ssthresh;
 		jersey_decide_now(sk, &d, CC_EV_ECE, before, before);
-		cc_glue_reduce_from(sk, &ca->g, before, d.cwnd, d.ssthresh);
+		cc_glue_reduce_in_recovery(sk, &ca->g, before, d.cwnd,
+					   d.ssthresh);
 	}
 	cc_glue_ece_answered(sk, &ca->g);
 	jersey_responded(sk, before, min3(d.cwnd, d.ssthresh, before));
