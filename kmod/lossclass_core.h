@@ -330,18 +330,17 @@ static inline void lc_round_begin(struct lc_path *p, const struct lc_ack *a)
  * lc_path_delivered()) when the receiver's window held data back in it or
  * in the round before, whose flight it delivers: the sender did not give
  * the path its window, and what the path delivered says nothing of what
- * it carries.  Counted all the same, so that the next round's count falls
- * from it by a quarter at most: taken for 0, a round of 3 segments after
- * such rounds made a window of 80 an excess, cut to 9 (6.12, 5 % PER,
- * behind cw aq).
- * Early in a connection the receiver's window grows only as fast as its
- * application reads, and a hole stalls its right edge until the repair
- * arrives; meanwhile a recovery held in slow start grows the window by
- * what the SACKs deliver.  At 5 % PER behind cw aq, a lone jersey flow's
- * rounds delivered 22-29 segments against a receiver's window of 45-50
- * while the window grew to 101 (room for 0-2 more segments in the
- * receiver's window), and the next loss cut it to 24 as an excess (6.1,
- * traced: 3 of 5 runs cut so in their first second).
+ * it carries.  Early in a connection the receiver's window grows only as
+ * fast as its application reads, and a hole stalls its right edge until
+ * the repair arrives; meanwhile a recovery held in slow start grows the
+ * window by what the SACKs deliver.  At 5 % PER behind cw aq, a lone
+ * jersey flow's rounds delivered 22-29 segments against a receiver's
+ * window of 45-50 (room for 0-2 more segments in it) while the window grew
+ * to 101, and the next loss cut it to 24 as an excess (6.1: 5 of 15 runs
+ * cut so in their first second).  Counted all the same, so that the next
+ * round's count falls from it by a quarter at most: taken for 0, a round
+ * of 3 segments after such rounds made a window of 80 an excess, cut to 9
+ * (6.12, 5 % PER, behind cw aq).
  */
 static inline void lc_round_count(struct lc_path *p, u32 n)
 {

@@ -110,7 +110,8 @@
  * decided: this round's minimum RTT so far (us, 0 = no sample yet) and its
  * samples, how many rounds in a row showed a standing queue and one above
  * the overflow threshold of a marking path, what the last round delivered
- * and the window a shallow buffer overflowed at (0 = none).
+ * as the classifier takes it (0 = unknown, lc_path_delivered()) and the
+ * window a shallow buffer overflowed at (0 = none).
  */
 #define CC_TP_PATH_ENTRY						\
 	__field(__u32, round_min)					\
