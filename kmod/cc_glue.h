@@ -206,6 +206,33 @@ static inline void cc_glue_held_timeout_save(struct sock *sk,
 }
 
 /*
+ * Recovery undone (a D-SACK or a timestamp showed its retransmissions
+ * spurious) without a call of .undo_cwnd: tcp_undo_cwnd_reduction() asks
+ * it only when prior_ssthresh is set, which the kernel clears for an
+ * episode with ECE in it (tcp_fastretrans_alert(), tcp_enter_recovery()
+ * from CWR).  It clears undo_marker, so tcp_end_cwnd_reduction() leaves
+ * cwnd where PRR had it, and the reduction's target, the answer to a mark
+ * (cc_glue_reduce_in_recovery()), was lost: a mark in a held recovery that
+ * halved the target, 118 -> 59, ended at cwnd 115
+ * (tests/scripted/diffc/ece_held_recovery_undo.pkt).  A spurious
+ * retransmission cancels a loss's reduction, not a mark's: the reduction
+ * ends at its target, as without the undo.  Called as Open is entered,
+ * before CA_EVENT_COMPLETE_CWR (which a D-SACK undo never sends).
+ */
+static inline void cc_glue_undone(struct sock *sk, struct cc_glue *g)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	if (!g->ss_fix || tp->undo_marker ||
+	    inet_csk(sk)->icsk_ca_state != TCP_CA_Recovery)
+		return;
+	tcp_snd_cwnd_set(tp, cc_min_u32(tcp_snd_cwnd(tp), tp->snd_ssthresh));
+	tp->snd_ssthresh = g->ss_after;
+	g->ss_fix = 0;
+	g->held = 0;
+}
+
+/*
  * .set_state: an event of cc_core.h, or -1 when entering @new_state is none
  * (Open, Disorder, tcp_simple_retransmit()'s Loss, a backed-off timeout).
  * Without a .ssthresh call just before (cc_glue_reducing()), a reduction of
@@ -233,7 +260,11 @@ static inline int cc_glue_event(struct sock *sk, struct cc_glue *g,
 		}
 		g->rto = 0;
 		break;
+	case TCP_CA_Disorder:	/* a D-SACK undo, SACKed data left */
+		cc_glue_undone(sk, g);
+		break;
 	case TCP_CA_Open:
+		cc_glue_undone(sk, g);
 		g->answered = 0;
 		g->held = 0;
 		break;
@@ -478,13 +509,15 @@ static inline u32 cc_glue_loss_answer(struct sock *sk, struct cc_glue *g,
 
 /*
  * ECE answered by hand: send CWR on the next new segment (as
- * tcp_ecn_queue_cwr() does), and take ECE on ACKs of data sent before it as
- * echoes of the same mark.
+ * tcp_ecn_queue_cwr() does), take ECE on ACKs of data sent before it as
+ * echoes of the same mark; an undo of the episode then keeps the answer
+ * (cc_glue_undone()).
  */
 static inline void cc_glue_ece_answered(struct sock *sk, struct cc_glue *g)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 
+	tp->prior_ssthresh = 0;		/* no undo asks .undo_cwnd */
 	if (cc_ecn_ok(sk))
 		tp->ecn_flags |= TCP_ECN_QUEUE_CWR;
 	g->cwr_seq = tp->snd_nxt;
