@@ -19,7 +19,9 @@ acknowledges segments 1..n.
 Setup (before ``connect``):
 
 ``cc NAME``                 congestion control of the local socket
-``sysctl KEY=VALUE``        in the script's namespace
+``sysctl KEY=VALUE``        in the script's namespace (which runs
+                            net.ipv4.tcp_timestamps=2 unless a script sets it:
+                            TSvals without a random offset, ours to read)
 ``route OPTS...``           options of the route to the peer (``ssthresh 20``)
 ``param MODULE KEY=VALUE``  a module parameter (``/sys/module``), for this
                             script's connection; restored afterwards
@@ -296,11 +298,16 @@ class Peer:
     sport: int = 0
     late: list[float] = field(default_factory=list)  # ``onarrival`` ACKs sent late (s)
     sent_ts: dict[int, int] = field(default_factory=dict)  # segment -> its latest TSval
-    # Our clock less the sender's TSval clock (s), the least over every
-    # packet read: the SYN and the ACK of the SYN-ACK leave alone and are
-    # read at once, while a data segment is read after the burst it went
-    # out in (a base from data segments alone was later by a median of
-    # 1.3 ms, at most 8.8, over the 77 scripts on 6.1 under steal).
+    # Our clock less the sender's TSval clock (s).  The script's namespace
+    # runs net.ipv4.tcp_timestamps=2 (no random offset), so the TSval is
+    # CLOCK_MONOTONIC in ms, ours: the base is 0.  Estimated instead as the
+    # least (read time - TSval) over the packets read, it was as late as
+    # the first packets were read: on a busy host 7 ms, and the RTT samples
+    # of the first rounds (rtt_min among them) were 7 ms longer than later
+    # ones, so RACK took the repairs' ACKs, shorter than rtt_min, for
+    # spurious and never marked the losses after them (a recovery stalled;
+    # jersey/shallow_buffer.pkt on 6.1 in 2 of 5 runs).  The estimate stays
+    # for a script that sets tcp_timestamps=1.
     ts_base: float = math.inf
     lose_next: set[int] = field(default_factory=set)  # ``lose``: dropped when first sent
     missing: set[int] = field(default_factory=set)  # dropped, not yet sent again
@@ -309,9 +316,20 @@ class Peer:
 
     def setup(self) -> None:
         sh(IP, "link", "set", "lo", "up")
+        stamps = Path("/proc/sys/net/ipv4/tcp_timestamps")
+        if stamps.read_text().strip() == "1":  # the default, not a script's choice
+            stamps.write_text("2")
+        if stamps.read_text().strip() == "2":
+            self.ts_base = 0.0
         self.tun = os.open("/dev/net/tun", os.O_RDWR | os.O_NONBLOCK)
         fcntl.ioctl(self.tun, TUNSETIFF, struct.pack("16sH", b"tun0", IFF_TUN | IFF_NO_PI))
         sh(IP, "addr", "add", LOCAL, "peer", REMOTE, "dev", "tun0")
+        # one segment per skb: with GSO the kernel defers the last segment
+        # a window has room for (tcp_tso_should_defer(): an ACK is due within
+        # half an RTT), which a peer that answers only whole windows never
+        # sends (jersey/shallow_buffer.pkt: segments up to 199 of 200 in 5 of
+        # 8 runs on 6.1)
+        sh(IP, "link", "set", "tun0", "gso_max_segs", "1")
         sh(IP, "link", "set", "tun0", "up")
         if self.route:
             sh(IP, "route", "change", f"{REMOTE}/32", "dev", "tun0", *self.route)
@@ -453,7 +471,9 @@ class Peer:
             opts.append(("WScale", int(self.opts["wscale"])))
         rtt = float(self.opts.get("rtt", 0))
         if rtt:  # the handshake's RTT is the path's too (rtt_min comes from it)
-            time.sleep(rtt / 1000)
+            sent = syn.tsval / 1000 + self.ts_base if syn.tsval and self.ts_base < math.inf \
+                else time.monotonic()  # fmt: skip
+            time.sleep(max(0.0, sent + rtt / 1000 - time.monotonic()))
         self.write_packet(tcp_packet(REMOTE, LOCAL, PORT, syn.sport, self.irs, self.iss + 1,
                                      flags, 65535, opts))  # fmt: skip
         self.sport = syn.sport
