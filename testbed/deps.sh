@@ -102,6 +102,10 @@ fi
 # and compiler, their images unpacked into build/kernel-<abi>/.
 "$top/scripts/debian-env" setup
 
+# The kernel's style checker (tests/test_kernel_style.py), from Debian's
+# kernel source package: build/checkpatch/.
+"$top/scripts/checkpatch" --fetch
+
 # Python: a venv on Debian's interpreter (also present inside the VM guest).
 if [ ! -x "$venv/bin/python" ]; then
 	log "creating $venv"
