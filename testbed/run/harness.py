@@ -4,10 +4,13 @@
 run`` starts in the VM) runs every point of each scenario (see
 :mod:`testbed.run.scenario`) and writes one JSON per point to
 ``DIR/<scenario>/runs/<point id>.json`` with all parameters, seeds,
-versions and results.  A point whose JSON exists with status "ok" is
-skipped, so an interrupted sweep resumes where it stopped (only points of
-the same identity, kernel and commit count: after a code change the same
-command measures every point again); points whose
+versions and results, and its compact record (:mod:`testbed.run.compact`:
+without trace events and time series; tracked by git where ``runs/`` is
+not) to ``DIR/<scenario>/points/<point id>.json``.  A point whose JSON (or,
+without it, compact record) exists with status "ok" is skipped, so an
+interrupted sweep resumes where it stopped, in a fresh clone too (only
+points of the same identity, kernel and commit count: after a code change
+the same command measures every point again); points whose
 congestion control the kernel lacks are recorded as "unavailable" (and
 retried next time).  Points run ``parallel`` at a time (from the scenario
 file; an override's ``parallel`` runs its points fewer at a time, in a group
@@ -46,7 +49,7 @@ from testbed.measure.trace import TraceStream
 from testbed.net.fading import Fading, combine
 from testbed.net.path import IP, TC, Link, Loss, direction
 from testbed.programs import require
-from testbed.run import scenario
+from testbed.run import compact, scenario
 from testbed.run.records import PointRecord, ScenarioStatus
 from testbed.run.trial import ECN_SYSCTLS, Trial, environment, run_trial
 from testbed.traffic.cross import sources
@@ -208,7 +211,13 @@ def versions() -> dict[str, str]:
 
 
 def point_file(out: Path, point: scenario.Point) -> Path:
-    return out / point.scenario / "runs" / f"{point.id}.json"
+    """A point's full JSON."""
+    return out / point.scenario / compact.RUNS / f"{point.id}.json"
+
+
+def record_file(out: Path, point: scenario.Point) -> Path:
+    """A point's compact record (:mod:`testbed.run.compact`)."""
+    return out / point.scenario / compact.POINTS / f"{point.id}.json"
 
 
 def same_code(doc_meta: Mapping[str, Any], meta: Mapping[str, Any]) -> bool:
@@ -250,11 +259,37 @@ def done(
     )
 
 
+def point_done(
+    out: Path,
+    point: scenario.Point,
+    kernel: str | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> bool:
+    """Is ``point`` :func:`done` in ``out``: by its full JSON, or where that
+    is missing (a fresh clone: ``runs/`` is not tracked) by its compact
+    record?"""
+    path = point_file(out, point)
+    if not path.exists():
+        path = record_file(out, point)
+    return done(path, point, kernel, meta)
+
+
 def write_json(path: Path, doc: Mapping[str, object]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(doc, indent=1, default=str))
     os.replace(tmp, path)
+
+
+def write_point(out: Path, point: scenario.Point, doc: Mapping[str, object]) -> None:
+    """A point's full JSON, then its compact record (made from the JSON as
+    written, as the report reads it back; one that cannot be made is said,
+    not fatal: ``report --records`` makes it from the full JSON later)."""
+    write_json(point_file(out, point), doc)
+    try:
+        compact.write(record_file(out, point), json.loads(json.dumps(doc, default=str)))
+    except Exception as e:  # a point measured must not stop the sweep
+        log(f"[{point.scenario}] {point.id}: no compact record: {type(e).__name__}: {e}")
 
 
 class Captures:
@@ -457,7 +492,7 @@ class Runner:
         counts = {"ok": 0, "skipped": 0, "unavailable": 0, "error": 0}
         todo: list[scenario.Point] = []
         for p in points:
-            if done(point_file(self.out, p), p, meta=self.meta):
+            if point_done(self.out, p, meta=self.meta):
                 counts["skipped"] += 1
             else:
                 todo.append(p)
@@ -474,7 +509,7 @@ class Runner:
             if missing:
                 doc = self.record(p, sc)
                 doc["status"], doc["missing"] = "unavailable", missing
-                write_json(point_file(self.out, p), doc)
+                write_point(self.out, p, doc)
                 counts["unavailable"] += 1
                 continue
             params_of[p.id] = module_params(p)
@@ -596,7 +631,7 @@ class Runner:
             doc["error"] = f"{type(e).__name__}: {e}"
             doc["traceback"] = traceback.format_exc()
             line = f"ERROR {doc['error']}"
-        write_json(point_file(self.out, p), doc)
+        write_point(self.out, p, doc)
         return doc["status"], line
 
 

@@ -3,8 +3,10 @@
 A trial (:func:`testbed.run.trial.run_trial`) returns a :class:`TrialResult`;
 the harness adds what the point was (scenario, values, seeds, versions) and
 its :mod:`metrics <testbed.analysis.metrics>` and writes it as a
-:class:`PointRecord`, ``OUT/<scenario>/runs/<point id>.json``, which the
-report reads back.  Every key is optional to the type checker (``total=False``):
+:class:`PointRecord`, ``OUT/<scenario>/runs/<point id>.json``, and its
+compact record (:mod:`testbed.run.compact`: without trace events and time
+series), ``OUT/<scenario>/points/<point id>.json``, which the report reads
+back.  Every key is optional to the type checker (``total=False``):
 a point that failed or whose congestion control was unavailable has only a
 few of them, and results written by older versions may lack newer ones.
 """
@@ -117,7 +119,8 @@ class Seeds(TypedDict, total=False):
 
 
 class PointRecord(TrialResult, total=False):
-    """One point of a scenario: ``OUT/<scenario>/runs/<point id>.json``."""
+    """One point of a scenario: ``OUT/<scenario>/runs/<point id>.json``, or
+    its compact record ``OUT/<scenario>/points/<point id>.json``."""
 
     scenario: str
     title: str
@@ -140,6 +143,7 @@ class PointRecord(TrialResult, total=False):
     traceback: str
     missing: list[str]  # the congestion controls the kernel lacked
     metrics: dict[str, Any]  # testbed.analysis.metrics.point_metrics
+    compact: list[str]  # a compact record: the keys it left out (testbed.run.compact)
 
 
 class ScenarioStatus(TypedDict):
