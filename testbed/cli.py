@@ -12,10 +12,13 @@
 (:mod:`testbed.run.harness`) inside it, which writes one JSON per point to
 ``OUT/<kernel series>/<scenario>/runs/`` (the series as named in
 ``testbed/kernels.txt``: ``6.12``, ``6.1``, ...; a kernel of no series by its
-release), so that runs on different kernels never share a directory; a point
-whose JSON says ``ok`` for the same spec, kernel and commit (of a clean tree)
-is skipped, so the same command resumes an interrupted run, and measures again
-after a code change (``--fresh`` starts over).  The report is then built on the host
+release), so that runs on different kernels never share a directory, and its
+compact record (:mod:`testbed.run.compact`: no trace events or time series,
+tracked by git) to ``.../<scenario>/points/``; a point whose JSON (or, in a
+fresh clone without it, compact record) says ``ok`` for the same spec,
+kernel and commit (of a clean tree) is skipped, so the same command resumes
+an interrupted run, and measures again after a code change (``--fresh``
+starts over, deleting both).  The report is then built on the host
 (:mod:`testbed.analysis.report`): ``OUT/<kernel series>/report.md`` and
 ``OUT/report.md`` linking every kernel's.  ``run --here --out DIR`` (what the
 VM runs) writes into ``DIR`` itself.  A user's runs go to ``out/`` (not
@@ -337,6 +340,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = Path(args.out).resolve()
     if not out.is_dir():
         raise UsageError(f"report: no results directory {out}")
+    if args.records:
+        written, same = report.write_records(out, names)
+        say(f"compact records: {written} written, {same} already up to date")
     print(report.build(out, names, args.mixed))
     return 0
 
@@ -460,7 +466,11 @@ def run_options(p: argparse.ArgumentParser, demo: bool = False, calibrate: bool 
         metavar="KEY=VALUE",
         help="override a scenario key after the profile: runs=1, sweep.per=0,0.01, sweep.cc=reno",
     )
-    p.add_argument("--fresh", action="store_true", help="delete earlier results of these first")
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="delete earlier results of these first (full JSON and compact records)",
+    )
 
 
 def parser() -> argparse.ArgumentParser:
@@ -478,9 +488,11 @@ def parser() -> argparse.ArgumentParser:
         "run",
         help="run scenarios on a Debian kernel, then build their report",
         description="Run every point of the scenarios (all by default) on a Debian kernel in "
-        "the VM, one JSON per point in OUT/<kernel series>/<scenario>/runs/, then build "
+        "the VM, one JSON per point in OUT/<kernel series>/<scenario>/runs/ (not tracked by "
+        "git) and its compact record in .../points/ (tracked), then build "
         "OUT/<kernel series>/report.md and OUT/report.md (every kernel's).  Resumable: points "
-        "already ok are skipped.",
+        "already ok are skipped, by their compact record where runs/ is missing (a fresh "
+        "clone).",
     )
     p.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="scenario names (default: all)")
     p.add_argument("--profile", default=None, help="quick, demo, ... (default: the full run)")
@@ -501,7 +513,9 @@ def parser() -> argparse.ArgumentParser:
         description="Rebuild every scenario's page, tables and figures and report.md from the "
         "per-point JSON: in each kernel directory of OUT (OUT/<kernel series>/, as run writes "
         "them) and OUT/report.md linking them; a directory of the flat layout "
-        "(OUT/<scenario>/runs/, one kernel) is reported as it is.",
+        "(OUT/<scenario>/runs/, one kernel) is reported as it is.  A point whose full JSON "
+        "(runs/<id>.json) is missing is read from its compact record (points/<id>.json): the "
+        "same tables and verdicts, no time-series figure.",
     )
     p.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="scenario names (default: all)")
     p.add_argument("--out", default=str(OUT / "full"), metavar="DIR", help="results directory")
@@ -510,6 +524,13 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="report a scenario whose points come from more than one commit or kernel "
         "(each of its tables says so); without it such a scenario is not reported",
+    )
+    p.add_argument(
+        "--records",
+        action="store_true",
+        help="first (re)write the compact record <scenario>/points/<id>.json of every point "
+        "whose full JSON <scenario>/runs/<id>.json is in OUT (run writes both; this is for "
+        "points measured before it did), then build the report",
     )
     p.set_defaults(func=cmd_report)
 

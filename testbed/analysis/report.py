@@ -3,8 +3,11 @@
 ``python -m testbed report [--out results] [SCENARIO...]`` reads
 ``OUT/<kernel series>/<scenario>/runs/*.json`` (written by
 :mod:`testbed.run.harness`; ``python -m testbed run`` puts every kernel's
-points in a directory of their own, :func:`kernel_dirs`), recomputes every
-point's metrics (:mod:`testbed.analysis.metrics`), and writes per scenario
+points in a directory of their own, :func:`kernel_dirs`), and for a point
+whose full JSON is not there (``runs/`` is not tracked by git) its compact
+record ``points/<point id>.json`` (:mod:`testbed.run.compact`), recomputes
+every full point's metrics (:mod:`testbed.analysis.metrics`; a compact
+record has them, computed from its full JSON), and writes per scenario
 ``<scenario>/<scenario>.md`` (its scorecard and tables), ``summary.json`` (the
 same numbers as data) and the figures its file asks for (``<name>.png`` and
 ``.svg``), then each kernel's ``report.md`` linking them all, with the
@@ -16,7 +19,10 @@ linking every kernel's report and naming every kernel and commit
 Values are medians over runs with a 95 % percentile-bootstrap confidence
 interval (``median [lo, hi]``, :func:`testbed.analysis.metrics.median_ci`);
 a cell from fewer than 3 runs says ``(n=1)`` or ``(n=2)`` instead, and
-figures draw the same interval as error bars, none below 3 runs.  Metric names
+figures draw the same interval as error bars, none below 3 runs.  Tables,
+verdicts, scorecards and calibration come out the same from compact records;
+time-series figures draw only the points whose full JSON is there, and a
+scenario's page says which figures compact records left undrawn.  Metric names
 are keys of the point metrics (dotted for nested ones, e.g.
 ``drops.link_share``); a ``_mbps``/``_kbps`` suffix converts a ``_bps``
 metric.  A cell is empty when no run produced the value; an accuracy cell
@@ -47,7 +53,7 @@ from typing import Any
 
 from testbed import TOP
 from testbed.analysis import metrics
-from testbed.run import scenario
+from testbed.run import compact, scenario
 from testbed.run.records import PointRecord
 
 # the kernel's schemes every goodput figure must show next to ours
@@ -64,15 +70,20 @@ GT_THRESHOLD = 0.99
 
 
 def load_points(out: Path, name: str) -> list[PointRecord]:
-    """Every point JSON of a scenario (any status), metrics recomputed for ok ones."""
+    """Every point of a scenario (any status): its full JSON, else its compact
+    record (:func:`testbed.run.compact.point_files`); the metrics of ok ones
+    recomputed from the full JSON, a compact record's as it has them."""
     docs: list[PointRecord] = []
-    for f in sorted((out / name / "runs").glob("*.json")):
+    for f in compact.point_files(out / name):
         try:
             doc = json.loads(f.read_text())
         except json.JSONDecodeError:
             continue
         if doc.get("status") == "ok":
-            doc["metrics"] = metrics.point_metrics(doc)
+            if compact.is_compact(doc):
+                doc["metrics"] = doc.get("metrics") or {}
+            else:
+                doc["metrics"] = metrics.point_metrics(doc)
             if doc["metrics"].get("impossible"):  # refused, whatever the file says
                 doc["status"], doc["error"] = "error", doc["metrics"]["impossible"]
         docs.append(doc)
@@ -662,17 +673,25 @@ def series_of(doc: PointRecord, y: str) -> list[tuple[str, list[float], list[flo
     return out
 
 
-def fig_timeseries(
-    docs: list[PointRecord], spec: dict[str, Any], axes: dict[str, list[Any]], sdir: Path
-) -> list[str]:
-    plt = _plt()
+def timeseries_points(docs: list[PointRecord], spec: dict[str, Any]) -> list[PointRecord]:
+    """The ok points a time-series figure selects (run 0 unless its
+    ``select`` names another), full JSON and compact records alike."""
     sel = {"run": 0, **spec.get("select", {})}
-    pts = [
+    return [
         d
         for d in docs
         if d.get("status") == "ok"
         and all(_eq({**d["values"], "run": d["run"]}.get(k), v) for k, v in sel.items())
     ]
+
+
+def fig_timeseries(
+    docs: list[PointRecord], spec: dict[str, Any], axes: dict[str, list[Any]], sdir: Path
+) -> list[str]:
+    """A time-series figure of the points it selects whose full JSON is here
+    (a compact record has no time series)."""
+    plt = _plt()
+    pts = [d for d in timeseries_points(docs, spec) if not compact.is_compact(d)]
     if not pts:
         return []
     s_k: str = spec.get("series", "flow")
@@ -1019,6 +1038,9 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
     for f in rep.get("figures", []):
         if not ok:
             break
+        # points of a time-series figure here as compact records only
+        selected = timeseries_points(docs, f) if f["kind"] == "timeseries" else []
+        short = sum(compact.is_compact(d) for d in selected)
         if f["kind"] == "timeseries":
             files = fig_timeseries(docs, f, axes, sdir)
         elif f["kind"] == "scatter":
@@ -1026,6 +1048,8 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
         else:
             files = fig_lines_or_bars(recs, f, axes, sdir)
         if not files:
+            if short:
+                md += [compact_note(f, short, sdir), ""]
             continue  # nothing measured matches the figure's selection
         summary["figures"].append(files)
         md += [
@@ -1034,6 +1058,12 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
             f"![{files[0]}]({files[0]}) ([svg]({files[1]}))",
             "",
         ]
+        if short:
+            md += [
+                f"Drawn from {len(selected) - short} of its {len(selected)} points: the other "
+                f"{short} are here as compact records only (`points/`, without time series).",
+                "",
+            ]
     (sdir / f"{name}.md").write_text("\n".join(md))
     (sdir / "summary.json").write_text(json.dumps(summary, indent=1, default=str) + "\n")
     summary["md"] = f"{name}/{name}.md"
@@ -1049,6 +1079,22 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
     )
     summary["wall_s"] = point_wall_s(docs)
     return summary
+
+
+def compact_note(spec: dict[str, Any], n: int, sdir: Path) -> str:
+    """The line of a scenario's page on a time-series figure that could not
+    be drawn: its ``n`` points are here as compact records only."""
+    name = spec.get("name", spec["y"])
+    earlier = (
+        f"; `{name}.png` is an earlier drawing, left as it was"
+        if (sdir / f"{name}.png").exists()
+        else ""
+    )
+    return (
+        f"Figure `{name}` ({spec.get('title', spec['y'])}) not drawn: its {n} points are here "
+        "as compact records only (`points/`, without time series; their full JSON in `runs/` "
+        f"has them){earlier}."
+    )
 
 
 def _short(v: Any) -> str:
@@ -1352,7 +1398,7 @@ def kernel_dirs(out: Path) -> list[Path]:
         d
         for d in sorted(out.iterdir())
         if d.is_dir() and d.name not in scs and KERNEL_DIR.match(d.name)
-        and ((d / "report.json").exists() or any((d / n / "runs").is_dir() for n in scs))
+        and ((d / "report.json").exists() or any(compact.has_points(d / n) for n in scs))
     ]  # fmt: skip
 
 
@@ -1367,14 +1413,29 @@ def build(out: Path, names: list[str] | None = None, mixed: bool = False) -> Pat
     if not kdirs:
         return build_one(out, names, mixed)
     for k in kdirs:
-        # a kernel's published report whose points are not here (runs/ is not
-        # tracked: a fresh clone) stays as it is; the index still lists it
-        if any((k / n / "runs").is_dir() for n in names):
+        # a kernel's published report whose points are not here (neither full
+        # JSON nor compact records) stays as it is; the index still lists it
+        if any(compact.has_points(k / n) for n in names):
             build_one(k, names, mixed)
-    flat = [n for n in names if (out / n / "runs").is_dir()]
+    flat = [n for n in names if compact.has_points(out / n)]
     if flat:  # points of earlier versions next to the kernels' directories
         build_one(out, flat, mixed, FLAT_PAGE)
     return index(out)
+
+
+def write_records(out: Path, names: list[str] | None = None) -> tuple[int, int]:
+    """(Re)write the compact record ``points/<id>.json`` of every point of
+    ``names`` whose full JSON is in ``out`` (as :func:`build` finds them: in
+    ``out`` itself and in its kernels' directories), with its metrics
+    computed as :func:`load_points` does (:func:`testbed.run.compact.backfill`);
+    (records written, already the same)."""
+    names = names or scenario.names()
+    written = same = 0
+    for d in [out, *kernel_dirs(out)]:
+        for n in names:
+            w, s = compact.backfill(d / n)
+            written, same = written + w, same + s
+    return written, same
 
 
 def index(out: Path) -> Path:
@@ -1386,7 +1447,8 @@ def index(out: Path) -> Path:
         "",
         f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `python -m testbed "
         f"report`: one report per kernel, from `{out.name}/<kernel series>/*/runs/*.json` "
-        "(the series of `testbed/kernels.txt`, or the kernel's release).  Each has the "
+        "or, without them, the compact records in `points/` (the series of "
+        "`testbed/kernels.txt`, or the kernel's release).  Each has the "
         "acceptance checks, every scenario's scorecard, tables and figures.",
         "",
         "| kernel series | kernel(s) | commit(s) | accel | scenarios | points ok / unavailable "
@@ -1420,7 +1482,7 @@ def index(out: Path) -> Path:
         f"Commits: {', '.join(sorted(every_commit)) or '?'}.",
         "",
     ]
-    flat = [n for n in scenario.names() if (out / n / "runs").is_dir()]
+    flat = [n for n in scenario.names() if compact.has_points(out / n)]
     if (out / FLAT_PAGE).exists():
         md += [
             f"Points in the flat layout of earlier versions (`{out.name}/<scenario>/runs/`, "
@@ -1458,13 +1520,15 @@ def build_one(
         "# jersey testbed report",
         "",
         f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} from "
-        f"`{out.name}/*/runs/*.json`"
+        f"`{out.name}/*/runs/*.json` and `{out.name}/*/points/*.json`"
         f" by `python -m testbed report`.  Kernel(s): {', '.join(kernels) or '?'}; "
         f"accel {meta.get('accel', '?')}; commit(s) {', '.join(commits) or '?'}.",
         "",
         "Every number is a real measurement of iperf3 flows on the kernel's TCP stack (values are"
         " medians of repeated runs with a 95 % percentile-bootstrap CI in brackets); each point's"
-        " JSON in `<scenario>/runs/` holds every parameter, seed and tool version.",
+        " JSON in `<scenario>/runs/` holds every parameter, seed and tool version, its time"
+        " series and trace events; its compact record in `<scenario>/points/`, which git"
+        " tracks, all of it but those.",
         "",
     ]
     md += acceptance(sums)
@@ -1632,7 +1696,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("scenarios", nargs="*")
     ap.add_argument("--out", default=str(TOP / "results"))
     ap.add_argument("--mixed", action="store_true")
+    ap.add_argument("--records", action="store_true")
     args = ap.parse_args(argv)
+    if args.records:
+        write_records(Path(args.out).resolve(), args.scenarios or None)
     print(build(Path(args.out).resolve(), args.scenarios or None, args.mixed))
 
 
