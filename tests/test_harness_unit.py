@@ -1431,6 +1431,69 @@ def test_scenario_page_takes_its_sweep_and_time_from_the_points() -> None:
     assert report.point_wall_s([{"values": {}}]) is None
 
 
+def _two_invocations(sdir: Path) -> None:
+    """fig5_11 points of two invocations with other ``--set`` subsets in
+    ``sdir``, its scenario.json and status.json the last one's: first cc =
+    reno, jersey at PER 0 and 1 %, 3 runs of 20 s, two at a time (one of
+    them an error, bbr unavailable); a day later cc = cubic at PER 0.1 %, 5
+    runs of 10 s, all five at once in a pool of 12."""
+    runs = sdir / "runs"
+    runs.mkdir(parents=True)
+    t0 = 1_796_000_000.0
+
+    def put(doc: dict[str, Any], started: float, parallel: int, duration: int) -> None:
+        doc.update(started=started, wall_s=40.0, parallel=parallel, profile="full")
+        doc["spec"]["duration_s"] = duration
+        (runs / f"{doc['point']}.json").write_text(json.dumps(doc))
+
+    i = 0
+    for run in range(3):
+        for cc in ("reno", "jersey"):
+            for per in (0.0, 0.01):
+                doc = fake_point(cc, per, run, 1.5e6)
+                if (cc, per, run) == ("jersey", 0.01, 2):
+                    doc["status"], doc["error"] = "error", "RuntimeError: flows failed"
+                put(doc, t0 + (i // 2) * 40, 2, 20)
+                i += 1
+    bbr = {"status": "unavailable", "values": {"cc": "bbr", "per": 0.0}, "run": 0,
+           "point": "cc=bbr,per=0,run=0", "missing": ["bbr"],
+           "spec": {"duration_s": 20}}  # fmt: skip
+    (runs / "cc=bbr,per=0,run=0.json").write_text(json.dumps(bbr))
+    for run in range(5):
+        put(fake_point("cubic", 0.001, run, 1.5e6), t0 + 86400, 12, 10)
+    last = scenario.load("fig5_11", {"sweep": {"cc": ["cubic"], "per": [0.001]}, "runs": 5})
+    (sdir / "scenario.json").write_text(json.dumps(
+        {"name": "fig5_11", "profile": "full", "resolved": last.resolved(),
+         "points": [p.id for p in last.points()]}
+    ))  # fmt: skip
+    (sdir / "status.json").write_text(json.dumps({"scenario": "fig5_11", "points": 5, "ok": 5,
+                                                  "wall_s": 61.0, "parallel": 12}))  # fmt: skip
+
+
+def test_a_scenario_page_of_several_invocations_describes_every_point(tmp_path: Path) -> None:
+    sdir = tmp_path / "results" / "6.12" / "fig5_11"
+    _two_invocations(sdir)
+    report.build(tmp_path / "results", ["fig5_11"])
+    page = (sdir / "fig5_11.md").read_text().splitlines()
+    # every value of the points, in the scenario file's order (not the last sweep's)
+    assert "- sweep: cc = reno, cubic, bbr, jersey; per = 0%, 0.1%, 1%" in page
+    # durations, runs and counts of the points, not of the last invocation
+    assert (
+        "- 10 or 20 s per point; runs: 5 (1 combination of values), 3 (4), 1 (1); "
+        "points at a time: 12 (5 points), 2 (11 points); profile full"
+    ) in page
+    assert "- points: 18 (16 ok, 1 unavailable, 1 errors)" in page
+    summary = json.loads((sdir / "summary.json").read_text())
+    assert summary["counts"] == {"ok": 16, "unavailable": 1, "error": 1, "mixed": 0}
+    # values the scenario file does not name: after its own, sorted
+    docs: list[Any] = [{"values": {"per": p, "x": x}} for p, x in
+                       ((0.2, "b"), (0.01, "a"), (0.15, "c"), (0, "a"))]  # fmt: skip
+    assert report.point_axes(docs, {"per": [0.01, 0]}) == {
+        "per": [0.01, 0, 0.15, 0.2],
+        "x": ["a", "b", "c"],
+    }
+
+
 def test_a_point_that_measured_nothing_is_an_error() -> None:
     ok, bad = {"goodput_bps": 1.0}, {"error": "unable to connect"}
     assert harness.point_status([ok, bad], []) == ("ok", ["unable to connect"])

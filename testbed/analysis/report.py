@@ -753,26 +753,91 @@ def fig_timeseries(
 # -- scenario and report ------------------------------------------------------------
 
 
-def axes_of(resolved: dict[str, Any]) -> dict[str, list[Any]]:
-    return {a: [scenario.display(v) for v in vs] for a, vs in resolved.get("sweep", {}).items()}
+def sweep_axes(sc: scenario.Scenario) -> dict[str, list[Any]]:
+    """Every value of each sweep axis that a scenario's file names (its
+    ``[sweep]``, then its profiles'), in the order they first appear there:
+    the order of a page's sweep line, tables and figures, whatever the last
+    invocation's ``--set`` swept."""
+    out: dict[str, list[Any]] = {}
+    for a, vs in scenario.declared_sweep(sc.raw).items():
+        for v in map(scenario.display, vs):
+            if not any(_eq(v, x) for x in out.setdefault(a, [])):
+                out[a].append(v)
+    return out
+
+
+def _sort_key(v: Any) -> tuple[int, float, str]:
+    """Numbers by value, then anything else by its text."""
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return (0, float(v), "")
+    return (1, 0.0, str(v))
 
 
 def point_axes(docs: list[PointRecord], axes: dict[str, list[Any]]) -> dict[str, list[Any]]:
-    """The sweep values the points hold, per axis of @axes, in @axes' order
-    (values of no axis there after them): a scenario run in several ``--set``
-    subsets has the union of their sweeps, not only the last one's."""
+    """The sweep values the points hold, per axis, in the order of @axes
+    (:func:`sweep_axes`) and, after them, values and axes that @axes lacks
+    sorted: a scenario run in several ``--set`` subsets has the union of
+    their sweeps, not only the last one's, in an order none of them changes."""
     out: dict[str, list[Any]] = {}
     for d in docs:
         for a, v in (d.get("values") or {}).items():
-            if v not in out.setdefault(a, []):
+            if not any(_eq(v, x) for x in out.setdefault(a, [])):
                 out[a].append(v)
 
-    def rank(a: str, v: Any) -> tuple[int, int]:
+    def rank(a: str, v: Any) -> tuple[int, int, tuple[int, float, str]]:
         known = axes.get(a, [])
-        return (0, known.index(v)) if v in known else (1, 0)
+        i = next((i for i, k in enumerate(known) if _eq(k, v)), None)
+        return (0, i, _sort_key(v)) if i is not None else (1, 0, _sort_key(v))
 
-    order = [a for a in axes if a in out] + [a for a in out if a not in axes]
+    order = [a for a in axes if a in out] + sorted(a for a in out if a not in axes)
     return {a: sorted(out[a], key=lambda v: rank(a, v)) for a in order}
+
+
+def _either(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def runs_text(docs: list[PointRecord], fallback: int) -> str:
+    """How many runs the points of each combination of sweep values have
+    (``5 runs``; several counts: ``runs: 10 (4 combinations of values), 5
+    (12)``), counted from the points (@fallback without any)."""
+    per = Counter(
+        tuple((a, str(v)) for a, v in sorted((d.get("values") or {}).items())) for d in docs
+    )
+    n = Counter(per.values())
+    if len(n) <= 1:
+        k = next(iter(n), fallback)
+        return f"{k} run{'s' if k != 1 else ''}"
+    parts = [f"{k} ({c} combination{'s' if c != 1 else ''} of values)" if i == 0 else f"{k} ({c})"
+             for i, (k, c) in enumerate(sorted(n.items(), reverse=True))]  # fmt: skip
+    return "runs: " + ", ".join(parts)
+
+
+def setup_line(docs: list[PointRecord], resolved: dict[str, Any], profile: str) -> str:
+    """A scenario page's line of durations, runs, points at a time and
+    profiles, from the points (the scenario file's values, or the last
+    invocation's, where the points lack one)."""
+    specs = [(d.get("spec") or {}).get("duration_s") for d in docs]
+    durs = sorted({float(x) for x in specs if isinstance(x, int | float)})
+    dur_text = _either([f"{x:g}" for x in durs]) if durs else str(resolved.get("duration_s"))
+    profiles = sorted({str(d["profile"]) for d in docs if d.get("profile")}) or [profile]
+    ok = [d for d in docs if d.get("status") == "ok"]
+    runs = runs_text(docs, int(resolved.get("runs", 1)))
+    sep = "; " if runs.startswith("runs:") else ", "
+    return (
+        f"- {dur_text} s per point{sep}{runs}{sep}{at_a_time(ok, int(resolved.get('parallel', 1)))}"
+        f"; profile{'s' if len(profiles) > 1 else ''} {', '.join(profiles)}"
+    )
+
+
+def points_line(docs: list[PointRecord]) -> str:
+    """A scenario page's count of its points, in all and per status."""
+    n = Counter(str(d.get("status")) for d in docs)
+    names = {"ok": "ok", "unavailable": "unavailable", "error": "errors",
+             "mixed": "not reported (mixed)"}  # fmt: skip
+    parts = [f"{n[s]} {names[s]}" for s in ("ok", "unavailable", "error")]
+    parts += [f"{c} {names.get(s, s)}" for s, c in n.items() if s not in names or s == "mixed"]
+    return f"- points: {len(docs)} ({', '.join(parts)})"
 
 
 def point_wall_s(docs: list[PointRecord]) -> float | None:
@@ -945,7 +1010,8 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
     meta = json.loads(meta_f.read_text()) if meta_f.exists() else {}
     sc = scenario.load(name)
     resolved = meta.get("resolved") or sc.resolved()
-    axes = axes_of(resolved)
+    # the values the points hold, not only the last invocation's sweep
+    axes = point_axes(docs, sweep_axes(sc))
     recs = records(docs)
     unavailable: dict[tuple[tuple[str, str], ...], list[str]] = {}
     for d in docs:
@@ -968,15 +1034,9 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
         f"- topology `{topo.get('name')}`: "
         + ", ".join(f"{k}={_short(v)}" for k, v in topo.items() if k != "name"),
         "- sweep: "
-        + "; ".join(
-            f"{a} = {', '.join(fmt_axis(v, a) for v in vs)}"
-            for a, vs in point_axes(docs, axes).items()
-        ),
-        f"- {resolved.get('duration_s')} s per point, {resolved.get('runs', 1)} runs, "
-        f"{at_a_time(ok, int(resolved.get('parallel', 1)))}; "
-        f"profile {meta.get('profile', 'full')}",
-        f"- points: {counts['ok']} ok, {counts['unavailable']} unavailable, "
-        f"{counts['error']} errors",
+        + "; ".join(f"{a} = {', '.join(fmt_axis(v, a) for v in vs)}" for a, vs in axes.items()),
+        setup_line(docs, resolved, meta.get("profile", "full")),
+        points_line(docs),
         f"- kernel {', '.join(kernels) or '?'}, "
         f"backend {ok[0].get('backend', '?') if ok else '?'}, "
         f"accel {ok[0].get('meta', {}).get('accel', '?') if ok else '?'}, "
