@@ -1494,6 +1494,31 @@ def test_a_scenario_page_of_several_invocations_describes_every_point(tmp_path: 
     }
 
 
+def test_the_time_of_a_scenarios_points_counts_points_run_together_once(tmp_path: Path) -> None:
+    # three points two at a time: two together, then the third alone (80 s,
+    # not 3 x 40 / 2); a day later five at once in a pool of 12 (40 s, not 5 x 40 / 12)
+    t0 = 1_796_000_000.0
+    docs: list[Any] = [
+        {"started": t0, "wall_s": 40.0, "parallel": 2},
+        {"started": t0 + 1, "wall_s": 40.0, "parallel": 2},
+        {"started": t0 + 40.5, "wall_s": 39.5, "parallel": 2},
+        *({"started": t0 + 86400 + i / 10, "wall_s": 40.0 - i / 10, "parallel": 12}
+          for i in range(5)),
+        {"status": "unavailable", "missing": ["bbr"]},  # no time
+    ]  # fmt: skip
+    assert report.point_wall_s(docs) == pytest.approx(80.0 + 40.0)
+    # a point without a start time: its wall time over the points run at once
+    assert report.point_wall_s([*docs, {"wall_s": 30.0, "parallel": 3}]) == pytest.approx(130.0)
+    assert report.point_wall_s(docs[-1:]) is None
+    # the kernel's report: every invocation's points, not the last one's 61 s
+    out = tmp_path / "results"
+    _two_invocations(out / "6.12" / "fig5_11")
+    text = report.build(out / "6.12", ["fig5_11"]).read_text()
+    row = next(ln for ln in text.splitlines() if "[fig5_11](fig5_11/fig5_11.md)" in ln)
+    assert "| 16 / 1 / 1 | 4.7 min |" in row  # 6 pairs of 40 s, then 40 s
+    assert "VM time of its points: the time during which at least one" in text
+
+
 def test_a_point_that_measured_nothing_is_an_error() -> None:
     ok, bad = {"goodput_bps": 1.0}, {"error": "unable to connect"}
     assert harness.point_status([ok, bad], []) == ("ok", ["unable to connect"])

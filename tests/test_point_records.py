@@ -61,6 +61,7 @@ def full_point(
         meta=meta or HEAD,
         seeds={"point": 7 + run, "traffic": 8, "scenario": 1, "netem": None},
         cpu={"busy": 0.5, "steal": 0.0, "cpus": 2},
+        started=1_796_000_000.0 + run * 12.5,
         wall_s=12.5,
         parallel=4,
     )
@@ -84,7 +85,8 @@ def test_a_compact_record_has_no_trace_or_time_series_and_is_much_smaller(
     assert rec_f.stat().st_size * 10 < full_f.stat().st_size
     # what identifies the point and where it comes from, as the full JSON has it
     for key in ("identity", "point", "values", "run", "spec", "seeds", "meta", "versions",
-                "environment", "status", "cpu", "wall_s", "parallel", "links_config"):  # fmt: skip
+                "environment", "status", "cpu", "started", "wall_s", "parallel",
+                "links_config"):  # fmt: skip
         assert rec[key] == full[key], key
     assert rec["flows"][0]["goodput_bps"] == full["flows"][0]["goodput_bps"]
     # its metrics: the report's, from the full JSON (accuracy needs the trace)
@@ -140,6 +142,8 @@ def test_a_report_from_compact_records_alone_has_the_same_cells(tmp_path: Path) 
     assert kernel == [ln for ln in (a.parent / "report.md").read_text().splitlines()
                       if ln.startswith("|")]  # fmt: skip
     assert any(ln.startswith("| jersey | 4 |") for ln in kernel)  # repeatability
+    # the time of the points, from their start and wall time: 4 runs one after another
+    assert any("| 16 / 0 / 0 | 0.8 min |" in ln for ln in kernel)
     # calibration from compact records alone: the same table
     for d in (a, b):
         for n in (1, 4):

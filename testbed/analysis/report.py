@@ -841,10 +841,30 @@ def points_line(docs: list[PointRecord]) -> str:
 
 
 def point_wall_s(docs: list[PointRecord]) -> float | None:
-    """The VM time of a scenario's points: their wall time over the number
-    that ran at once (None without timings)."""
-    walls = [(float(d["wall_s"]), int(d.get("parallel") or 1)) for d in docs if d.get("wall_s")]
-    return sum(w / p for w, p in walls) if walls else None
+    """The VM time of a scenario's points: the time during which at least one
+    of them was running, the union of their intervals [started, started +
+    wall_s] (so points that ran N at a time count once, however full their
+    pool was, and the time between invocations and between a run's module
+    groups does not count); a point without a start time adds its wall time
+    over the number that ran at once.  None without timings."""
+    spans: list[tuple[float, float]] = []
+    alone = 0.0
+    timed = False
+    for d in docs:
+        wall, start = d.get("wall_s"), d.get("started")
+        if not isinstance(wall, int | float) or isinstance(wall, bool) or wall <= 0:
+            continue
+        timed = True
+        if isinstance(start, int | float) and not isinstance(start, bool):
+            spans.append((float(start), float(start) + float(wall)))
+        else:
+            alone += float(wall) / max(1, int(d.get("parallel") or 1))
+    total, end = 0.0, -math.inf
+    for a, b in sorted(spans):
+        if b > end:
+            total += b - max(a, end)
+            end = b
+    return total + alone if timed else None
 
 
 def provenance(docs: list[PointRecord]) -> tuple[list[str], list[str]]:
@@ -1604,7 +1624,15 @@ def build_one(
             f"| {s['title']} | {c['ok']} / {c['unavailable']} / {c['error']} "
             f"| {f'{wall / 60:.1f} min' if wall else '-'} | [{n}]({s['md']}) |"
         )
-    md.append("")
+    md += [
+        "",
+        "VM time of its points: the time during which at least one of the scenario's points "
+        "present here was running, over every invocation that made them (the union of each "
+        "point's interval from its start to its start + `wall_s`, so points run N at a time "
+        "count once; the time between invocations does not count); a point without a start "
+        "time counts its `wall_s` / the points that ran at once.",
+        "",
+    ]
     refused = [n for n, s in sums.items() if s["counts"].get("mixed")]
     if refused:
         md += [
