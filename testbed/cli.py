@@ -71,10 +71,21 @@ def host_can_load_modules() -> bool:
     return Path("/proc/modules").exists() and build.exists()
 
 
-# the tree a point's commit stands for: everything but the harness's outputs
-# and the prose (README.md and other Markdown: editing the README's results
-# section during a run marked a whole batch of points "+dirty")
-CODE = (".", ":(exclude)results", ":(exclude)out", ":(exclude,glob)**/*.md")
+# the tree a point's commit stands for: everything a measurement depends on.
+# Not the harness's outputs, nor the prose (README.md and other Markdown:
+# editing the README's results section during a run marked a whole batch of
+# points "+dirty"), nor what only reads points back (the tests, CI's script,
+# the report): a commit of those alone leaves the points of a bench that runs
+# over several sittings one commit's, to be resumed from a fresh clone
+CODE = (
+    ".",
+    ":(exclude)results",
+    ":(exclude)out",
+    ":(exclude,glob)**/*.md",
+    ":(exclude)tests",
+    ":(exclude).ci",
+    ":(exclude)testbed/analysis/report.py",
+)
 
 
 def git_meta(top: Path = TOP) -> dict[str, str]:

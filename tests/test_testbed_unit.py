@@ -273,6 +273,16 @@ def test_a_points_commit_is_the_last_one_that_changed_the_code(tmp_path: pathlib
     head = commit("results")
     meta = cli.git_meta(tmp_path)
     assert (meta["commit"], meta["head"]) == (code, head)
+    # tests, CI's script and the report read points back: they measure nothing
+    for path in ("tests/test_x.py", ".ci/run", "testbed/analysis/report.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x = 1\n")
+        assert cli.git_meta(tmp_path)["dirty"] == "no"
+        commit(f"reads points: {path}")
+        assert cli.git_meta(tmp_path)["commit"] == code
+    (tmp_path / "testbed/analysis/metrics.py").write_text("x = 1\n")
+    git("add", ".")
+    assert cli.git_meta(tmp_path)["dirty"] == "yes"
     (tmp_path / "kmod.c").write_text("int y;\n")
     again = commit("code again")
     assert cli.git_meta(tmp_path)["commit"] == again
