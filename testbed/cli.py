@@ -190,12 +190,30 @@ def check_vm_out(args: argparse.Namespace, out: Path) -> None:
         )
 
 
-def in_vm(args: argparse.Namespace, names: list[str], out: Path, timeout_s: float) -> int:
+def budget_deadline(args: argparse.Namespace) -> float | None:
+    """``--budget MIN``: the time (epoch seconds) after which no point starts,
+    MIN minutes from now (a VM's boot counts)."""
+    budget: float | None = getattr(args, "budget", None)
+    if budget is None:
+        return None
+    if budget <= 0:
+        raise UsageError(f"--budget {budget:g}: minutes, more than 0")
+    return time.time() + budget * 60
+
+
+def in_vm(
+    args: argparse.Namespace,
+    names: list[str],
+    out: Path,
+    timeout_s: float,
+    deadline: float | None = None,
+) -> int:
     """The harness on the target kernel through testbed/vm; its exit status.
 
     The guest sees the host's files read-only with a writable overlay it
     drops at exit; only the repository is shared read-write.  An ``out``
-    outside it would lose every point the harness writes there."""
+    outside it would lose every point the harness writes there.  After
+    ``deadline`` (epoch seconds) the harness starts no point."""
     from testbed.vm import GUEST_DIED, accel
 
     check_vm_out(args, out)
@@ -208,7 +226,11 @@ def in_vm(args: argparse.Namespace, names: list[str], out: Path, timeout_s: floa
         harness += ["--only", args.only]
     for item in args.set:
         harness += ["--set", item]
+    if deadline is not None:
+        harness += ["--deadline", f"{deadline:.0f}"]
     harness += names
+    if deadline is not None:  # the points under way when it passes finish
+        timeout_s = min(timeout_s, deadline - time.time() + BOOT_S + 900)
     vm = [str(VM), "--timeout", str(int(timeout_s))]
     vm += ["--memory", "4G"]  # dozens of concurrent trials with packet captures
     vm += ["--host"] if args.host else ["--kernel", args.kernel]
@@ -288,6 +310,7 @@ def run_scenarios(
     build the report of the directory the points went to: ``out`` if given,
     else ``--out``'s kernel directory (``--here``: ``--out`` itself).  Returns
     the harness's exit status and that directory."""
+    deadline = budget_deadline(args)
     scs = check_scenarios(args, names)
     if args.here:
         from testbed.run import harness
@@ -298,7 +321,10 @@ def run_scenarios(
         only = [o for o in args.only.split(",") if o] or None
         meta = json.loads(args.meta)
         overrides = scenario.parse_set(args.set)
-        rc = harness.run_here(names, out, args.profile, args.backend, meta, only, overrides)
+        deadline = getattr(args, "deadline", None) or deadline
+        rc = harness.run_here(
+            names, out, args.profile, args.backend, meta, only, overrides, deadline
+        )
         return rc, out
     out = out or kernel_out(args, base_out(args))
     if args.fresh:
@@ -310,7 +336,7 @@ def run_scenarios(
         f"{len(scs)} scenarios ({', '.join(names)}), profile {args.profile or 'full'}, "
         f"estimated {est / 60:.0f} min + boot -> {out}"
     )
-    rc = in_vm(args, names, out, est * 2 + BOOT_S + 300)
+    rc = in_vm(args, names, out, est * 2 + BOOT_S + 300, deadline)
     from testbed.analysis import report
 
     say(f"report {report.build(out, names)}")
@@ -515,7 +541,16 @@ def parser() -> argparse.ArgumentParser:
         help="run on the kernel this command runs on, as root, without testbed/vm "
         "(what the VM runs): the points go to OUT itself; no report",
     )
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        metavar="MIN",
+        help="start no point after MIN minutes from now (the VM's boot counts): the points "
+        "under way finish, the report is built, and the same command later runs the rest",
+    )
     p.add_argument("--meta", default="{}", help=argparse.SUPPRESS)
+    p.add_argument("--deadline", type=float, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,7 @@ cc = "reno"
         (["run", "--set", "runs=0", "fig5_11"], "runs must be at least 1"),
         (["report", "--out", "/nonexistent", "fig5_11"], "no results directory"),
         (["demo", "--set", "sweep.per=[]"], "non-empty array"),
+        (["run", "--budget", "0", "fig5_11"], "--budget 0: minutes, more than 0"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
@@ -110,8 +112,8 @@ def test_calibrate_plan_and_kernel_directories(tmp_path: Path) -> None:
     from testbed import cli as tcli
 
     scs = [scenario.load("fig5_11"), scenario.load("bottlenecks")]
-    assert tcli.calibrate_plan(scs, None) == {"fig5_11": 12, "bottlenecks": 2}
-    assert tcli.calibrate_plan(scs, "quick") == {"fig5_11": 6, "bottlenecks": 2}
+    assert tcli.calibrate_plan(scs, None) == {"fig5_11": 12, "bottlenecks": 4}
+    assert tcli.calibrate_plan(scs, "quick") == {"fig5_11": 6, "bottlenecks": 4}
     one = [scenario.load("fig5_11", scenario.parse_set(["parallel=1"]))]
     assert tcli.calibrate_plan(one, None) == {}
     # bottlenecks runs a lone flow on its 20 Mb/s paths one at a time: calibrate
@@ -124,7 +126,7 @@ def test_calibrate_plan_and_kernel_directories(tmp_path: Path) -> None:
     sets = tcli.calibrate_sets(scs[1], "accept", tcli.serial_points(scs[1], "accept"))
     left = scenario.load("bottlenecks", scenario.parse_set(sets)).points("accept")
     everything = scs[1].points("accept")
-    assert len(left) == sum(p.concurrency(2) == 2 for p in everything) > 0
+    assert len(left) == sum(p.concurrency(4) == 2 for p in everything) > 0
     assert all(p.values["mix"] != "alone" and p.values["per"] != 0.05 for p in left)
     # results go under the kernel's series of testbed/kernels.txt
     assert tcli.kernel_series("6.12") == "6.12"
@@ -155,9 +157,14 @@ def test_run_writes_into_the_kernels_directory(
 
     calls: list[tuple[list[str], Path, list[str]]] = []
 
-    def in_vm(args: Any, names: list[str], out: Path, timeout_s: float) -> int:
+    def in_vm(
+        args: Any, names: list[str], out: Path, timeout_s: float, deadline: float | None
+    ) -> int:
         calls.append((names, out, list(args.set)))
+        deadlines.append(deadline)
         return 0
+
+    deadlines: list[float | None] = []
 
     monkeypatch.setattr(tcli, "in_vm", in_vm)
     monkeypatch.setattr(tcli, "host_can_load_modules", lambda: False)
@@ -165,6 +172,10 @@ def test_run_writes_into_the_kernels_directory(
     assert tcli.main(["run", "--out", str(tmp_path), "--kernel", "6.1", "fig5_11"]) == 0
     assert calls == [(["fig5_11"], tmp_path / "6.1", [])]
     assert (tmp_path / "6.1" / "report.md").exists() and (tmp_path / "report.md").exists()
+    # --budget: the time after which the guest's harness starts no point
+    t0 = time.time()
+    assert tcli.main(["run", "--out", str(tmp_path), "--budget", "90", "fig5_11"]) == 0
+    assert deadlines[0] is None and t0 + 5400 <= (deadlines[1] or 0) <= time.time() + 5400
     # calibrate: each scenario at its parallel, then all at 1, under calibrate/<kernel>/
     calls.clear()
     cli_args = ["calibrate", "--out", str(tmp_path), "--kernel", "6.12", "--profile", "quick"]
@@ -276,7 +287,13 @@ def test_a_guest_that_died_is_booted_again_and_its_kernel_log_kept(
         host=False, kernel="6.12", backend="netns", profile="quick", only="", set=[]
     )
     out = tmp_path / "results" / "6.12"
-    assert tcli.in_vm(args, ["fig5_11"], out, 600) == rc
+    # with a budget the guest's harness gets its deadline, and the VM's
+    # timeout leaves the points under way then 15 minutes to finish
+    deadline = time.time() + 300
+    assert tcli.in_vm(args, ["fig5_11"], out, 6000, deadline) == rc
+    at = runs[0].index("--deadline")
+    assert runs[0][at + 1] == f"{deadline:.0f}" and runs[0][at + 2] == "fig5_11"
+    assert 0 < int(runs[0][runs[0].index("--timeout") + 1]) <= 300 + tcli.BOOT_S + 900
     assert len(runs) == boots and all(r == runs[0] for r in runs)  # the same batch resumed
     kept = sorted((out / "fig5_11" / "guest-deaths").glob("*.log"))
     died = statuses.count(255)

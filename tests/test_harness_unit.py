@@ -199,6 +199,15 @@ def test_an_override_runs_its_points_fewer_at_a_time(tmp_path: Path) -> None:
         scenario.load(_write(tmp_path, bad))
 
 
+def _stub_the_vm_side(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, stub in {"versions": dict, "ensure_cc": lambda cc: True,
+                       "module_params": lambda p: {}, "apply_modules": lambda mp: {},
+                       "loss_events": lambda ccs, extra: [], "environment": dict,
+                       "TraceStream": lambda events: contextlib.nullcontext()}.items():  # fmt: skip
+        monkeypatch.setattr(harness, name, stub)
+    monkeypatch.setattr(modules, "snapshot", dict)
+
+
 def test_the_runner_runs_an_overrides_points_one_at_a_time(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -207,13 +216,7 @@ def test_the_runner_runs_an_overrides_points_one_at_a_time(
     text = GOOD.replace("duration_s = 5\n", "duration_s = 5\nparallel = 3\nruns = 4\nsync = true\n")
     text += "[[overrides]]\nwhen = { per = 0.01 }\nset = { parallel = 1 }\n"
     sc = scenario.load(_write(tmp_path, text))
-
-    for name, stub in {"versions": dict, "ensure_cc": lambda cc: True,
-                       "module_params": lambda p: {}, "apply_modules": lambda mp: {},
-                       "loss_events": lambda ccs, extra: [], "environment": dict,
-                       "TraceStream": lambda events: contextlib.nullcontext()}.items():  # fmt: skip
-        monkeypatch.setattr(harness, name, stub)
-    monkeypatch.setattr(modules, "snapshot", dict)
+    _stub_the_vm_side(monkeypatch)
     lock = threading.Lock()
     running: list[str] = []
     seen: list[tuple[str, list[str], int, int]] = []  # id, running with it, barrier, parallel
@@ -243,6 +246,60 @@ def test_the_runner_runs_an_overrides_points_one_at_a_time(
     assert sorted(s[2] for s in rest) == [1, 3, 3, 3] and {s[3] for s in rest} == {3}
     assert max(len(s[1]) for s in rest) == 3
     assert all("per=0.01" not in r for s in rest for r in s[1])
+
+
+@pytest.mark.parametrize("sync", [False, True])
+def test_a_spent_budget_starts_no_point(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, sync: bool
+) -> None:
+    """run --budget: the points begun before the deadline run, no point starts
+    after it (nothing written for it: the next run of the command runs it),
+    and a wave of a sync scenario runs whole or not at all."""
+    extra = "parallel = 3\nruns = 4\nsync = true\n" if sync else "runs = 4\n"
+    text = GOOD.replace("duration_s = 5\n", "duration_s = 5\n" + extra)
+    sc = scenario.load(_write(tmp_path, text))
+    _stub_the_vm_side(monkeypatch)
+    clock = [1000.0]
+    monkeypatch.setattr(harness.Runner, "spent", lambda self: clock[0] >= self.deadline)
+    ran: list[str] = []
+    lock = threading.Lock()
+
+    def run_point(self: harness.Runner, sc: Any, p: scenario.Point, *rest: Any) -> tuple[str, str]:
+        barrier: threading.Barrier | None = rest[3]
+        if barrier:
+            barrier.wait(timeout=10)
+        with lock:
+            ran.append(p.id)
+            clock[0] += 30  # each point takes 30 s
+        return "ok", "fake"
+
+    monkeypatch.setattr(harness.Runner, "run_point", run_point)
+    out = tmp_path / "out"
+    # 100 s: one at a time, four points start (at 0, 30, 60, 90 s); in waves
+    # of three, two waves: the second's points ask when one to three of the
+    # first's have finished (30-90 s), the third's when one of the second's
+    # has taken the clock past 100 s: it does not start, neither of its points
+    runner = harness.Runner(out, None, "netns", {"commit": "x", "dirty": "no"}, None, 1100.0)
+    status = runner.run_scenario(sc)
+    want = [p.id for p in sc.points()][: 6 if sync else 4]
+    assert (status["ok"], status["deferred"]) == (len(want), 8 - len(want))
+    assert sorted(ran) == sorted(want)
+    assert json.loads((out / "bad" / "status.json").read_text())["deferred"] == 8 - len(want)
+    # no barrier broken, no point written as an error: nothing for what did not run
+    assert status["error"] == 0 and not (out / "bad" / "points").exists()
+
+
+def test_a_wave_is_deferred_whole() -> None:
+    """The first point of a wave to ask decides for the wave: a deadline that
+    passes while its points start leaves none of them behind."""
+    runner = harness.Runner(Path("/nonexistent"), None, "netns", {}, None, time.time() + 3600)
+    wave = threading.Barrier(3)
+    assert not runner.deferred(wave)
+    runner.deadline = time.time() - 1  # the deadline passes between its points
+    assert not runner.deferred(wave) and not runner.deferred(wave)
+    assert runner.deferred(threading.Barrier(3)) and runner.deferred(None)
+    # without a budget nothing is deferred
+    assert not harness.Runner(Path("/nonexistent"), None, "netns", {}).deferred(None)
 
 
 def test_a_value_the_sweep_left_out_matches_nothing(tmp_path: Path) -> None:

@@ -257,7 +257,7 @@ def test_fresh_deletes_the_compact_records_too(
     from testbed import cli as tcli
     from testbed.net import path
 
-    monkeypatch.setattr(tcli, "in_vm", lambda args, names, out, timeout_s: 0)
+    monkeypatch.setattr(tcli, "in_vm", lambda args, names, out, timeout_s, deadline: 0)
     monkeypatch.setattr(tcli, "host_can_load_modules", lambda: False)
     monkeypatch.setattr(tcli, "TOP", tmp_path)  # --out within what the VM shares
     monkeypatch.setattr(path, "tc_knows", lambda kind, tc: True)  # cw: make tc

@@ -427,14 +427,32 @@ class Runner:
         backend: str,
         meta: dict[str, Any],
         only: list[str] | None = None,
+        deadline: float | None = None,
     ):
         self.out = out
         self.profile = profile
         self.backend = backend
         self.meta = meta
         self.only = only
+        # no point starts after this time (epoch seconds; ``run --budget``):
+        # those left wait, without a result, for the next run of the command
+        self.deadline = deadline
+        self.waves: dict[threading.Barrier, bool] = {}  # a wave's barrier: deferred?
         self.versions = versions()
         self.lock = threading.Lock()
+
+    def spent(self) -> bool:
+        """Is the time to start points over (``run --budget``)?"""
+        return self.deadline is not None and time.time() >= self.deadline
+
+    def deferred(self, barrier: threading.Barrier | None) -> bool:
+        """Is a point about to start left for a later run (``run --budget``)?
+        The points of one wave (``sync``, one barrier) are all left or all
+        run: the first of them to ask decides for its wave."""
+        with self.lock:
+            if barrier is None:
+                return self.spent()
+            return self.waves.setdefault(barrier, self.spent())
 
     def record(self, point: scenario.Point, sc: scenario.Scenario) -> PointRecord:
         data = sc.resolved(self.profile)
@@ -489,7 +507,7 @@ class Runner:
                 "points": [p.id for p in points],
             },
         )
-        counts = {"ok": 0, "skipped": 0, "unavailable": 0, "error": 0}
+        counts = {"ok": 0, "skipped": 0, "unavailable": 0, "error": 0, "deferred": 0}
         todo: list[scenario.Point] = []
         for p in points:
             if point_done(self.out, p, meta=self.meta):
@@ -547,7 +565,7 @@ class Runner:
                     with ThreadPoolExecutor(n) as ex:
                         futs = {
                             ex.submit(
-                                self.run_point, sc, p, tracer, events, env, barriers.get(p.id)
+                                self.start_point, sc, p, tracer, events, env, barriers.get(p.id)
                             ): p
                             for p in batch
                         }
@@ -571,6 +589,7 @@ class Runner:
             "skipped": counts["skipped"],
             "unavailable": counts["unavailable"],
             "error": counts["error"],
+            "deferred": counts["deferred"],
             "parallel": parallel,
             "backend": self.backend,
             "wall_s": time.monotonic() - t_start,
@@ -579,6 +598,21 @@ class Runner:
         write_json(sdir / "status.json", status)
         log(f"[{sc.name}] done: {counts} in {status['wall_s']:.0f} s")
         return status
+
+    def start_point(
+        self,
+        sc: scenario.Scenario,
+        p: scenario.Point,
+        tracer: TraceStream,
+        events: list[str],
+        env: dict[str, Any],
+        barrier: threading.Barrier | None = None,
+    ) -> tuple[str, str]:
+        """:meth:`run_point`, unless the budget is spent (:meth:`deferred`):
+        then nothing is written, and the point waits for the next run."""
+        if self.deferred(barrier):
+            return "deferred", "not started: the budget is spent"
+        return self.run_point(sc, p, tracer, events, env, barrier)
 
     def run_point(
         self,
@@ -654,15 +688,29 @@ def run_here(
     meta: dict[str, Any],
     only: list[str] | None,
     overrides: dict[str, Any],
+    deadline: float | None = None,
 ) -> int:
     """Every point of the scenarios ``names`` on the running kernel (as root);
-    0 if no point failed."""
+    0 if no point failed.  After ``deadline`` (epoch seconds) no point starts:
+    a scenario not begun is left as it is, the points left of one under way
+    are counted as deferred, and the same command later runs them."""
     require(IP, TC, "ethtool", "nstat", "iperf3", what="harness")
     scs = [scenario.load(n, overrides) for n in names]
-    runner = Runner(out, profile, backend, meta, only)
+    runner = Runner(out, profile, backend, meta, only, deadline)
     total = sum(s.estimate_s(profile) for s in scs)
     log(f"{len(scs)} scenarios, estimated {total / 60:.0f} min; kernel {platform.release()}")
-    statuses = [runner.run_scenario(s) for s in scs]
+    statuses: list[ScenarioStatus] = []
+    for s in scs:
+        if runner.spent():
+            log(f"[{s.name}] not started: the budget is spent")
+            continue
+        statuses.append(runner.run_scenario(s))
     failed = sum(s["error"] for s in statuses)
+    left = sum(s["deferred"] for s in statuses) + len(scs) - len(statuses)
     log(f"all done: {sum(s['ok'] for s in statuses)} ok, {failed} errors")
+    if left:
+        log(
+            f"the budget is spent: {sum(s['deferred'] for s in statuses)} points and "
+            f"{len(scs) - len(statuses)} scenarios not started; the same command runs them"
+        )
     return 0 if failed == 0 else 1

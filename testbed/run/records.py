@@ -156,6 +156,7 @@ class ScenarioStatus(TypedDict):
     skipped: int
     unavailable: int
     error: int
+    deferred: int  # not started: ``run --budget`` was spent
     parallel: int
     backend: str
     wall_s: float
