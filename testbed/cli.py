@@ -547,7 +547,8 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         metavar="MIN",
         help="start no point after MIN minutes from now (the VM's boot counts): the points "
-        "under way finish, the report is built, and the same command later runs the rest",
+        "under way finish, the report is built, and the same command later runs the rest "
+        "(without --fresh, which would delete them first)",
     )
     p.add_argument("--meta", default="{}", help=argparse.SUPPRESS)
     p.add_argument("--deadline", type=float, default=None, help=argparse.SUPPRESS)

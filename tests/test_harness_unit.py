@@ -856,7 +856,7 @@ def test_report_refuses_a_point_above_the_bottleneck_capacity(tmp_path: Path) ->
     assert "impossible" not in metrics.point_metrics(fake_point("jersey", 0.0, 0, 2.0e6))  # type: ignore[arg-type]
     report.build(out, ["fig5_11"])
     summary = json.loads((out / "fig5_11" / "summary.json").read_text())
-    assert summary["counts"] == {"ok": 3, "unavailable": 0, "error": 1, "mixed": 0}
+    assert summary["counts"] == {"ok": 3, "unavailable": 0, "error": 1, "mixed": 0, "not yet": 0}
     assert "jersey|0" not in summary["tables"]["goodput"]
     page = (out / "fig5_11" / "fig5_11.md").read_text()
     assert "errors: cc=jersey,per=0,run=0: goodput 2.500 Mb/s above" in page
@@ -1216,6 +1216,27 @@ def _write_points(runs: Path, kernel: str, commit: str, gp: float) -> None:
             (runs / f"{doc['point']}.json").write_text(json.dumps(doc))
 
 
+def test_report_says_which_points_are_not_measured_yet(tmp_path: Path) -> None:
+    """After a `run --budget` sitting (or an interrupted run) the last run's
+    points without a result are counted on the page and in both indexes."""
+    out = tmp_path / "results"
+    sdir = out / "6.12" / "fig5_11"
+    _write_points(sdir / "runs", "6.12.95+deb12-amd64", "a" * 40, 1.5e6)
+    ids = sorted(p.stem for p in (sdir / "runs").glob("*.json"))
+    later = ["cc=bbr,per=0.01,run=0", "cc=bbr,per=0.01,run=1"]
+    (sdir / "scenario.json").write_text(json.dumps({"name": "fig5_11", "points": ids + later}))
+    report.build(out, ["fig5_11"])
+    page = (sdir / "fig5_11.md").read_text()
+    assert "- **incomplete**: 2 of the last run's 8 points not measured yet" in page
+    assert "| 6 / 0 / 0 (2 not yet) |" in (out / "6.12" / "report.md").read_text()
+    assert "| 6 / 0 / 0 (2 not yet) |" in (out / "report.md").read_text()
+    # all of them measured: nothing said
+    (sdir / "scenario.json").write_text(json.dumps({"name": "fig5_11", "points": ids}))
+    report.build(out, ["fig5_11"])
+    assert "incomplete" not in (sdir / "fig5_11.md").read_text()
+    assert "not yet" not in (out / "report.md").read_text()
+
+
 def test_report_per_kernel_directories_and_their_index(tmp_path: Path) -> None:
     out = tmp_path / "results"
     _write_points(out / "6.12" / "fig5_11" / "runs", "6.12.95+deb12-amd64", "a" * 40, 1.5e6)
@@ -1541,7 +1562,7 @@ def test_a_scenario_page_of_several_invocations_describes_every_point(tmp_path: 
     ) in page
     assert "- points: 18 (16 ok, 1 unavailable, 1 errors)" in page
     summary = json.loads((sdir / "summary.json").read_text())
-    assert summary["counts"] == {"ok": 16, "unavailable": 1, "error": 1, "mixed": 0}
+    assert summary["counts"] == {"ok": 16, "unavailable": 1, "error": 1, "mixed": 0, "not yet": 0}
     # values the scenario file does not name: after its own, sorted
     docs: list[Any] = [{"values": {"per": p, "x": x}} for p, x in
                        ((0.2, "b"), (0.01, "a"), (0.15, "c"), (0, "a"))]  # fmt: skip

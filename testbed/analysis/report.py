@@ -830,6 +830,13 @@ def setup_line(docs: list[PointRecord], resolved: dict[str, Any], profile: str) 
     )
 
 
+def count_cell(c: dict[str, int]) -> str:
+    """A table cell "ok / unavailable / errors", and the points not measured
+    yet when there are any."""
+    cell = f"{c.get('ok', 0)} / {c.get('unavailable', 0)} / {c.get('error', 0)}"
+    return cell + (f" ({c['not yet']} not yet)" if c.get("not yet") else "")
+
+
 def points_line(docs: list[PointRecord]) -> str:
     """A scenario page's count of its points, in all and per status."""
     n = Counter(str(d.get("status")) for d in docs)
@@ -1041,6 +1048,11 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
     rep = resolved.get("report", {})
     states = ("ok", "unavailable", "error", "mixed")
     counts = {s: sum(d.get("status") == s for d in docs) for s in states}
+    # the last invocation's points that have no result yet (a sitting of
+    # `run --budget`, or a run interrupted): the same command runs them
+    have = {str(d.get("point")) for d in docs}
+    expected = [str(p) for p in meta.get("points", [])]
+    counts["not yet"] = sum(p not in have for p in expected)
     ok = [d for d in docs if d.get("status") == "ok"]
     env = ok[0].get("environment", {}) if ok else {}
     vers = ok[0].get("versions", {}) if ok else {}
@@ -1057,6 +1069,16 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
         + "; ".join(f"{a} = {', '.join(fmt_axis(v, a) for v in vs)}" for a, vs in axes.items()),
         setup_line(docs, resolved, meta.get("profile", "full")),
         points_line(docs),
+        *(
+            [
+                f"- **incomplete**: {counts['not yet']} of the last run's {len(expected)} "
+                "points not measured yet (a `run --budget` sitting, or a run interrupted: the "
+                "same command runs them); the tables, checks and scorecard here are of the "
+                "points present"
+            ]
+            if counts["not yet"]
+            else []
+        ),
         f"- kernel {', '.join(kernels) or '?'}, "
         f"backend {ok[0].get('backend', '?') if ok else '?'}, "
         f"accel {ok[0].get('meta', {}).get('accel', '?') if ok else '?'}, "
@@ -1549,11 +1571,11 @@ def index(out: Path) -> Path:
         every_kernel.update(info["kernels"])
         every_commit.update(info["commits"])
         c = {s: sum(x["counts"].get(s, 0) for x in info["scenarios"].values())
-             for s in ("ok", "unavailable", "error")}  # fmt: skip
+             for s in ("ok", "unavailable", "error", "not yet")}  # fmt: skip
         md.append(
             f"| {k.name} | {', '.join(info['kernels']) or '?'} "
             f"| {', '.join(info['commits']) or '?'} | {info.get('accel') or '?'} "
-            f"| {len(info['scenarios'])} | {c['ok']} / {c['unavailable']} / {c['error']} "
+            f"| {len(info['scenarios'])} | {count_cell(c)} "
             f"| [{k.name}/report.md]({k.name}/report.md) |"
         )
     md.append("")
@@ -1621,7 +1643,7 @@ def build_one(
         c = s["counts"]
         wall = s.get("wall_s")
         md.append(
-            f"| {s['title']} | {c['ok']} / {c['unavailable']} / {c['error']} "
+            f"| {s['title']} | {count_cell(c)} "
             f"| {f'{wall / 60:.1f} min' if wall else '-'} | [{n}]({s['md']}) |"
         )
     md += [

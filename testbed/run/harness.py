@@ -548,6 +548,9 @@ class Runner:
         work = {p.id: 1.0 / p.concurrency(parallel) for p in runnable}
         work_all, work_done = sum(work.values()), 0.0
         for gparams, pts in groups:
+            if self.spent():  # no module reload, no tracing for points that do not start
+                counts["deferred"] += len(pts)
+                continue
             loaded = apply_modules(gparams)
             ccs = sorted({cc for p in pts for cc in p.ccs()})
             extra = [e for p in pts[:1] for e in p.spec.get("monitor", {}).get("trace", [])]
@@ -555,6 +558,9 @@ class Runner:
             env = {**environment(), "module_params": modules.snapshot(), "loaded": loaded}
             with TraceStream(events) as tracer:
                 for n, batch in scenario.by_concurrency(pts, parallel):
+                    if self.spent():
+                        counts["deferred"] += len(batch)
+                        continue
                     barriers: dict[str, threading.Barrier] = {}
                     if data.get("sync"):
                         # waves: every point of a wave set up before any starts its flows
@@ -573,6 +579,8 @@ class Runner:
                             p = futs[fut]
                             point_status, line = fut.result()
                             counts[point_status] += 1
+                            if point_status == "deferred":
+                                continue  # counted once, in the scenario's last line
                             finished += 1
                             work_done += work[p.id]
                             el = time.monotonic() - t_run
