@@ -4,7 +4,6 @@ them, ``report --records`` and ``run --fresh``."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import platform
 import shutil
@@ -14,10 +13,9 @@ from typing import Any
 
 import pytest
 
-from testbed import modules
 from testbed.analysis import metrics, report
 from testbed.run import compact, harness, scenario
-from tests.test_harness_unit import GOOD, _write, fake_point
+from tests.test_harness_unit import GOOD, _stub_the_vm_side, _write, fake_point
 
 KERNEL = "6.12.95+deb12-amd64"
 HEAD = {"accel": "tcg", "commit": "a" * 40, "dirty": "no"}
@@ -220,12 +218,7 @@ def test_the_runner_skips_points_that_have_only_their_compact_record(
     sc = scenario.load(
         _write(tmp_path, GOOD.replace("duration_s = 5\n", "duration_s = 5\nruns = 2\n"))
     )
-    for name, stub in {"versions": dict, "ensure_cc": lambda cc: True,
-                       "module_params": lambda p: {}, "apply_modules": lambda mp: {},
-                       "loss_events": lambda ccs, extra: [], "environment": dict,
-                       "TraceStream": lambda events: contextlib.nullcontext()}.items():  # fmt: skip
-        monkeypatch.setattr(harness, name, stub)
-    monkeypatch.setattr(modules, "snapshot", dict)
+    _stub_the_vm_side(monkeypatch)
     ran: list[str] = []
     lock = threading.Lock()
 
