@@ -317,6 +317,7 @@ def shell_functions(text: str) -> set[str]:
 def shell_programs(text: str, sourced_functions: Iterable[str] = ()) -> set[str]:
     """Programs run by a shell script (or a shell command line); the
     functions of the files it sources are ``sourced_functions``."""
+    functions = shell_functions(text) | set(sourced_functions)
     text = _strip_heredocs(text)
     # variables naming a program: IP=${IP:-/usr/sbin/ip}, PY=/usr/bin/python3
     variables = {}
@@ -324,7 +325,6 @@ def shell_programs(text: str, sourced_functions: Iterable[str] = ()) -> set[str]
                          text, re.M):  # fmt: skip
         variables["$" + m.group(1)] = m.group(2) or m.group(3)
     toks = [variables.get(t, t) for t in _tokens(text)]
-    functions = shell_functions(text) | set(sourced_functions)
     found: set[str] = set()
     start = True
     case_pattern = False

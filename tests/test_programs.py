@@ -113,8 +113,10 @@ python3 - <<'PY'
 import os
 notashellword
 PY
+later() { true; }
 testbed/vm -- mn --test pingall
 helper
+later
 """
     assert program_scan.shell_programs(script) >= {
         "dirname", "grep", "uname", "modprobe", "sysctl", "ip", "ping", "tee", "timeout",
@@ -122,7 +124,7 @@ helper
     }  # fmt: skip
     got = program_scan.shell_programs(script)
     for word in ("host", "notacommand", "qemu-system-x86", "import", "notashellword",
-                 "helper", "a", "echo", "cd", "pwd", "m"):  # fmt: skip
+                 "helper", "later", "a", "echo", "cd", "pwd", "m"):  # fmt: skip
         assert word not in got
 
 
