@@ -151,7 +151,45 @@ def test_a_report_from_compact_records_alone_has_the_same_cells(tmp_path: Path) 
          if ln.startswith("|")]
         for d in (a, b)
     ]  # fmt: skip
-    assert tables[0] == tables[1] and "| agree |" in tables[1][2]
+    rows = [ln for ln in tables[1] if ln.startswith("| cc=")]
+    assert tables[0] == tables[1] and rows and all(ln.endswith("| agree |") for ln in rows)
+
+
+def test_calibrations_run_one_by_one_share_a_page_and_the_report_lists_them(
+    tmp_path: Path,
+) -> None:
+    from testbed import cli as tcli
+
+    out = tmp_path / "results"
+    _fig5_11_points(out / "6.12" / "fig5_11" / "runs")
+    assert tcli.main(["report", "--out", str(out), "--records", "fig5_11"]) == 0
+    assert "No calibration under `results/calibrate/` yet" in (out / "report.md").read_text()
+    kdir = out / "calibrate" / "6.12"
+    points = out / "6.12" / "fig5_11" / "points"
+    # calibrate fig5_11 (parallel 12), then, in another invocation, newrenolp (6):
+    # each invocation writes the page with its own plan only
+    for name, n in (("fig5_11", 12), ("newrenolp", 6)):
+        for at in (n, 1):
+            shutil.copytree(points, kdir / f"parallel-{at}" / name / "points")
+        page = report.calibration(kdir, {name: n}).read_text()
+    assert report.calibrated(kdir) == {"fig5_11": 12, "newrenolp": 6}
+    assert "## fig5_11: goodput_mbps, parallel 12 vs 1" in page
+    assert "## newrenolp: goodput_mbps, parallel 6 vs 1" in page
+    summary = [ln for ln in page.splitlines() if ln.startswith("| fig5_11 | 12 |")]
+    assert summary and summary[0].endswith("| 4 | agree 4 |")  # the same runs: all agree
+    # one at a time, jersey slower by a third: its two points differ
+    for f in (kdir / "parallel-1" / "fig5_11" / "points").glob("*.json"):
+        doc = json.loads(f.read_text())
+        if doc["values"]["cc"] == "jersey":
+            doc["metrics"]["goodput_bps"] *= 2 / 3
+            for flow in doc["flows"]:
+                flow["goodput_bps"] *= 2 / 3
+            f.write_text(json.dumps(doc))
+    report.build(out, ["fig5_11"])
+    index = (out / "report.md").read_text()
+    assert "| 6.12 | fig5_11 | 12 | 4 | 2 | 2 | 0 | [calibrate/6.12/calibration.md]" in index
+    assert "| 6.12 | newrenolp | 6 | 4 | 4 | 0 | 0 |" in index
+    assert "| fig5_11 | 12 |" in (kdir / "calibration.md").read_text()  # written again
 
 
 def test_a_time_series_figure_needs_the_full_json(tmp_path: Path) -> None:

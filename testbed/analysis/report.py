@@ -1597,6 +1597,7 @@ def index(out: Path) -> Path:
             f"(`python -m testbed report --out {out.name}` reports them in {FLAT_PAGE}).",
             "",
         ]
+    md += calibration_index(out)
     path = out / "report.md"
     path.write_text("\n".join(md))
     return path
@@ -1718,31 +1719,23 @@ def point_key(rec: dict[str, Any]) -> str:
     return re.sub(r"(^|,)run=\d+$", "", str(rec["_point"]))
 
 
-def calibration_table(
-    name: str,
+def calibration_rows(
     parallel: int,
     at_n: list[dict[str, Any]],
     at_1: list[dict[str, Any]],
     metric: str = "goodput_mbps",
-) -> list[str]:
-    """Markdown comparing every point of scenario ``name`` run ``parallel``
-    at a time (records ``at_n``) with the same points run one at a time
-    (``at_1``): the medians of ``metric`` with their 95 % CIs, and a verdict:
-    "agree" when the parallel-1 median lies within the parallel-N CI, else
-    "differs: lower parallel" (the scenario's ``parallel`` changes its
-    results); no verdict without a CI (fewer than 3 runs) or without both."""
+) -> tuple[list[list[str]], Counter[str]]:
+    """Every point of ``at_n`` (records of points run ``parallel`` at a time)
+    and ``at_1`` (the same run one at a time): its key, the two medians of
+    ``metric`` with their 95 % CIs, their ratio and a verdict ("agree" when
+    the parallel-1 median lies within the parallel-N CI, else "differs: lower
+    parallel"; none without a CI, fewer than 3 runs, or without both); with
+    the count of each verdict."""
     a = [r for r in at_n if r["_level"] == "point"]
     b = [r for r in at_1 if r["_level"] == "point"]
-    keys = ordered(point_key(r) for r in [*a, *b])
-    md = [
-        f"## {name}: {metric}, parallel {parallel} vs 1",
-        "",
-        f"| point | parallel {parallel}: median [95 % CI] | parallel 1: median [95 % CI] "
-        f"| parallel 1 / {parallel} | verdict |",
-        "|---|---:|---:|---:|---|",
-    ]
+    rows: list[list[str]] = []
     verdicts: Counter[str] = Counter()
-    for key in keys:
+    for key in ordered(point_key(r) for r in [*a, *b]):
         xn = cell_values([r for r in a if point_key(r) == key], metric)
         x1 = cell_values([r for r in b if point_key(r) == key], metric)
         if not xn or not x1:
@@ -1760,45 +1753,159 @@ def calibration_table(
         ratio = "-"
         if xn and x1 and statistics.median(xn):
             ratio = f"{statistics.median(x1) / statistics.median(xn):.3f}"
-        md.append(f"| {key} | {cells[0]} | {cells[1]} | {ratio} | {verdict} |")
-    md += ["", "Verdicts: " + (", ".join(f"{v} {n}" for v, n in verdicts.items()) or "none"), ""]
+        rows.append([key, *cells, ratio, verdict])
+    return rows, verdicts
+
+
+def verdicts_text(verdicts: Counter[str]) -> str:
+    return ", ".join(f"{v} {n}" for v, n in verdicts.items()) or "none"
+
+
+def calibration_table(
+    name: str,
+    parallel: int,
+    at_n: list[dict[str, Any]],
+    at_1: list[dict[str, Any]],
+    metric: str = "goodput_mbps",
+) -> list[str]:
+    """Markdown comparing every point of scenario ``name`` run ``parallel``
+    at a time (records ``at_n``) with the same points run one at a time
+    (``at_1``): :func:`calibration_rows` and the count of each verdict."""
+    rows, verdicts = calibration_rows(parallel, at_n, at_1, metric)
+    md = [
+        f"## {name}: {metric}, parallel {parallel} vs 1",
+        "",
+        f"| point | parallel {parallel}: median [95 % CI] | parallel 1: median [95 % CI] "
+        f"| parallel 1 / {parallel} | verdict |",
+        "|---|---:|---:|---:|---|",
+    ]
+    md += ["| " + " | ".join(r) + " |" for r in rows]
+    md += ["", "Verdicts: " + verdicts_text(verdicts), ""]
     return md
+
+
+def calibrated(kdir: Path) -> dict[str, int]:
+    """The scenarios of a calibration's kernel directory with points both one
+    at a time (``kdir/parallel-1/``) and more at once (``kdir/parallel-N/``,
+    the largest N): name -> N.  Each ``python -m testbed calibrate`` adds its
+    scenarios here, so one page can report calibrations run one by one."""
+    n_dirs = sorted(
+        (int(d.name.split("-")[1]) for d in kdir.glob("parallel-*")
+         if re.fullmatch(r"parallel-\d+", d.name) and d.name != "parallel-1"),
+        reverse=True,
+    )  # fmt: skip
+    plan: dict[str, int] = {}
+    for name in scenario.names():
+        if not compact.has_points(kdir / "parallel-1" / name):
+            continue
+        n = next((n for n in n_dirs if compact.has_points(kdir / f"parallel-{n}" / name)), 0)
+        if n > 1:
+            plan[name] = n
+    return plan
+
+
+def serial_of(name: str) -> list[dict[str, Any]]:
+    """The ``when`` of each override of scenario ``name`` that runs its
+    points one at a time (what calibrate leaves out)."""
+    from testbed.cli import serial_points  # the command that leaves them out
+
+    return serial_points(scenario.load(name), None)
 
 
 def calibration(
     kdir: Path,
-    plan: dict[str, int],
+    plan: dict[str, int] | None = None,
     metric: str = "goodput_mbps",
     serial: dict[str, list[dict[str, Any]]] | None = None,
 ) -> Path:
-    """``kdir/calibration.md``: :func:`calibration_table` of every scenario of
-    ``plan`` (name -> its parallel) from ``kdir/parallel-N/`` and
-    ``kdir/parallel-1/``; ``serial``: per scenario, the points (``when`` of
-    an override) that it runs one at a time anyway, left out of both runs."""
-    md = [
+    """``kdir/calibration.md``: :func:`calibration_table` of every scenario
+    calibrated in ``kdir`` (:func:`calibrated`) and of ``plan`` (name -> its
+    parallel), from ``kdir/parallel-N/`` and ``kdir/parallel-1/``, after a
+    summary of their verdicts; ``serial``: per scenario, the points (``when``
+    of an override) that it runs one at a time anyway, left out of both runs
+    (by default the scenario file's)."""
+    plan = {**calibrated(kdir), **(plan or {})}
+    head = [
         "# Calibration: points run at once vs one at a time",
         "",
         f"Kernel directory `{kdir.name}`; generated "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `python -m testbed "
         "calibrate`.  Each scenario ran at its `parallel` and with `--set parallel=1`; a point "
-        "agrees when its parallel-1 median lies within the 95 % CI of its parallel-N median.",
+        f"agrees when its parallel-1 median of {metric} lies within the 95 % CI of its "
+        "parallel-N median.",
         "",
+        "| scenario | parallel | kernel | commit | points | verdicts |",
+        "|---|---:|---|---|---:|---|",
     ]
+    md: list[str] = []
     for name, n in plan.items():
         docs_n = load_points(kdir / f"parallel-{n}", name)
         docs_1 = load_points(kdir / "parallel-1", name)
         commits, kernels = provenance([*docs_n, *docs_1])
+        rows, verdicts = calibration_rows(n, records(docs_n), records(docs_1), metric)
+        head.append(
+            f"| {name} | {n} | {', '.join(kernels) or '?'} | {', '.join(commits) or '?'} "
+            f"| {len(rows)} | {verdicts_text(verdicts)} |"
+        )
         md += [f"Scenario `{name}`: kernel {', '.join(kernels) or '?'}, "
                f"commit {', '.join(commits) or '?'}.", ""]  # fmt: skip
-        for when in (serial or {}).get(name, []):
+        whens = (serial or {}).get(name)
+        for when in serial_of(name) if whens is None else whens:
             which = ", ".join(f"{k} = {fmt_axis(v, k)}" for k, v in when.items())
             md += [f"Not calibrated: the points of {which}, which the scenario runs one at a "
                    "time anyway.", ""]  # fmt: skip
         md += calibration_table(name, n, records(docs_n), records(docs_1), metric)
     path = kdir / "calibration.md"
     kdir.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(md))
+    path.write_text("\n".join([*head, "", *md]))
     return path
+
+
+def calibration_index(out: Path) -> list[str]:
+    """What ``out/report.md`` says of the calibrations under
+    ``out/calibrate/<kernel series>/``: per kernel and scenario, how many
+    points agree (goodput), with a link to the kernel's ``calibration.md``
+    (written again here)."""
+    base = out / "calibrate"
+    kdirs = [d for d in sorted(base.iterdir()) if KERNEL_DIR.match(d.name)] if base.is_dir() else []
+    rows: list[str] = []
+    for kdir in kdirs:
+        plan = calibrated(kdir)
+        if not plan:
+            continue
+        page = calibration(kdir, plan).relative_to(out)
+        for name, n in plan.items():
+            docs_n = load_points(kdir / f"parallel-{n}", name)
+            docs_1 = load_points(kdir / "parallel-1", name)
+            got, verdicts = calibration_rows(n, records(docs_n), records(docs_1))
+            rows.append(
+                f"| {kdir.name} | {name} | {n} | {len(got)} | {verdicts['agree']} "
+                f"| {verdicts['differs: lower parallel']} "
+                f"| {len(got) - verdicts['agree'] - verdicts['differs: lower parallel']} "
+                f"| [{page}]({page}) |"
+            )
+    if not rows:
+        return [
+            "## Calibration",
+            "",
+            f"No calibration under `{out.name}/calibrate/` yet (`python -m testbed calibrate "
+            f"--out {out.name} SCENARIO`).",
+            "",
+        ]
+    return [
+        "## Calibration",
+        "",
+        "Does running a scenario's points `parallel` at a time change them?  Each scenario "
+        "(or the part of it named in its command) ran at its `parallel` and one point at a "
+        "time (`python -m testbed calibrate`); a point agrees when its goodput's median one at "
+        "a time lies within the 95 % CI of the median at `parallel`; where points differ, the "
+        "scenario runs them fewer at a time.",
+        "",
+        "| kernel series | scenario | parallel | points | agree | differ | no verdict | page |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+        *rows,
+        "",
+    ]
 
 
 def main(argv: list[str] | None = None) -> None:
