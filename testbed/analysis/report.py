@@ -1865,7 +1865,7 @@ def calibration_index(out: Path) -> list[str]:
     """What ``out/report.md`` says of the calibrations under
     ``out/calibrate/<kernel series>/``: per kernel and scenario, how many
     points agree (goodput), with a link to the kernel's ``calibration.md``
-    (written again here)."""
+    (written again here); nothing without a calibration."""
     base = out / "calibrate"
     kdirs = [d for d in sorted(base.iterdir()) if KERNEL_DIR.match(d.name)] if base.is_dir() else []
     rows: list[str] = []
@@ -1885,13 +1885,7 @@ def calibration_index(out: Path) -> list[str]:
                 f"| [{page}]({page}) |"
             )
     if not rows:
-        return [
-            "## Calibration",
-            "",
-            f"No calibration under `{out.name}/calibrate/` yet (`python -m testbed calibrate "
-            f"--out {out.name} SCENARIO`).",
-            "",
-        ]
+        return []
     return [
         "## Calibration",
         "",
