@@ -1,5 +1,5 @@
 #!/bin/bash
-# The 56 points of bottlenecks that the README's "Safe and fair by default"
+# The 56 points of bottlenecks (into results/safety/<kernel series>/) that the README's "Safe and fair by default"
 # table comes from, 5 runs each (the fig 5.11 Reno mixes 10), on one kernel (6.12 or 6.1): the accept
 # profile's rows that the criteria name, 2 + 2 Reno on the thesis fig 5.11
 # path, and a lone flow on the short path's drop-tail queue:
@@ -14,7 +14,7 @@
 # (KEEP=1 bash results/bottlenecks-safety.sh 6.12 cubic lossy: adds parts to those kept)
 # (all six: about 145 min on TCG, 325 runs of 30 s, two at a time; the 2 Mb/s
 # fig 5.11 points four at a time, every lone flow one at a time)
-# then: .venv/bin/python -m testbed report bottlenecks --out results
+# then: .venv/bin/python -m testbed report bottlenecks --out results/safety
 set -euo pipefail
 cd "$(dirname "$0")/.."
 K=${1:?kernel series, e.g. 6.12}
@@ -34,7 +34,7 @@ want() { [[ " $PARTS " == *" $1 "* ]]; }
 FRESH=(--fresh)
 [[ ${KEEP:-0} == 1 ]] && FRESH=()
 run() {
-	bottlenecks_run results "$K" "${FRESH[@]}" "$@"
+	bottlenecks_run results/safety "$K" "${FRESH[@]}" "$@"
 	FRESH=()
 }
 # 2 + 2 Reno on the thesis fig 5.11 path (2 Mb/s, 92 ms), every gateway kind, PER 0
