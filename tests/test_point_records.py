@@ -175,6 +175,8 @@ def test_calibrations_run_one_by_one_share_a_page_and_the_report_lists_them(
     assert report.calibrated(kdir) == {"fig5_11": 12, "newrenolp": 6}
     assert "## fig5_11: goodput_mbps, parallel 12 vs 1" in page
     assert "## newrenolp: goodput_mbps, parallel 6 vs 1" in page
+    # how many ran at once, as the points say (an override may run some fewer)
+    assert "commit aaaaaaaaaaaa; in `parallel-6/`, 4 points at a time." in page
     summary = [ln for ln in page.splitlines() if ln.startswith("| fig5_11 | 12 |")]
     assert summary and summary[0].endswith("| 4 | agree 4 |")  # the same runs: all agree
     # one at a time, jersey slower by a third: its two points differ

@@ -1847,8 +1847,9 @@ def calibration(
             f"| {name} | {n} | {', '.join(kernels) or '?'} | {', '.join(commits) or '?'} "
             f"| {len(rows)} | {verdicts_text(verdicts)} |"
         )
+        ran = at_a_time([d for d in docs_n if d.get("status") == "ok"], n)
         md += [f"Scenario `{name}`: kernel {', '.join(kernels) or '?'}, "
-               f"commit {', '.join(commits) or '?'}.", ""]  # fmt: skip
+               f"commit {', '.join(commits) or '?'}; in `parallel-{n}/`, {ran}.", ""]  # fmt: skip
         whens = (serial or {}).get(name)
         for when in serial_of(name) if whens is None else whens:
             which = ", ".join(f"{k} = {fmt_axis(v, k)}" for k, v in when.items())
