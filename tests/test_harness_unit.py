@@ -1171,7 +1171,8 @@ def test_oracle_checks_against_the_best_other_scheme() -> None:
             rec("oracle", 0.1, run, 1.20 + run / 100),
             rec("jersey", 0.1, run, 1.21 + run / 100),  # above by median only
         ]
-    rows = [r for r in report.oracle_checks("fig5_11", recs) if r.startswith("| ") and "%" in r]
+    md = report.oracle_checks("fig5_11", recs)
+    rows = [r for r in md if r.startswith("| ") and "%" in r and r.count("|") == 6]
     assert len(rows) == 3
     assert rows[0].startswith("| 1% | 1.902") and "| bbr |" in rows[0]
     assert rows[0].endswith("pass |")
@@ -1179,6 +1180,48 @@ def test_oracle_checks_against_the_best_other_scheme() -> None:
     assert rows[2].endswith("pass (within the CIs of jersey) |")
     # no oracle measured: no table
     assert report.oracle_checks("fig5_11", [r for r in recs if r["cc"] != "oracle"]) == []
+
+
+def test_oracle_report_says_why_a_scheme_lies_above_it() -> None:
+    """Each scheme above the oracle (CIs apart) gets a row that reads its
+    congestion from the points: more drops and marks than the oracle, none
+    answered, or about as many answered more gently than Reno."""
+
+    def point(cc: str, per: float, run: int, mbps: float, drops: int, marks: int) -> list[dict]:
+        base = {"cc": cc, "per": per, "run": run}
+        pt = {**base, "_level": "point", "goodput_bps": mbps * 1e6 + run,
+              "bottleneck.queue_drops": drops, "bottleneck.queue_marked": marks}  # fmt: skip
+        ours = cc in ("oracle", "diffc")
+        flow = {**base, "_level": "flow", "decisions": 40 if ours else 0,
+                "claimed_congestion": {"oracle": 3, "diffc": 0}.get(cc, 0),
+                "ecn_reactions": 0}  # fmt: skip
+        return [pt, flow]
+
+    recs: list[dict] = []
+    for run in range(5):
+        recs += point("oracle", 0.0, run, 1.75, 6, 240)
+        recs += point("cubic", 0.0, run, 1.89, 0, 165)  # gentler back-off
+        recs += point("oracle", 0.05, run, 3.87, 36, 0)
+        recs += point("diffc", 0.05, run, 4.20, 524, 0)  # took congestion for the medium
+        recs += point("oracle", 0.1, run, 3.28, 30, 0)
+        recs += point("bbr", 0.1, run, 3.65, 102, 0)  # more congestion
+        recs += point("oracle", 0.01, run, 1.79, 4, 500)
+        recs += point("reno", 0.01, run, 1.28, 0, 146)  # below the oracle: no row
+    md = report.oracle_checks("balde", recs)
+    rows = {
+        tuple(c.strip() for c in r.split("|")[1:3]): r for r in md if r.count("|") == 8 and "%" in r
+    }
+    assert set(rows) == {("0%", "oracle"), ("0%", "cubic"), ("5%", "oracle"), ("5%", "diffc"),
+                         ("10%", "oracle"), ("10%", "bbr")}  # fmt: skip
+    assert "| 6 | 240 | 3 |" in rows[("0%", "oracle")]
+    assert (
+        "about the oracle's congestion (0.7x), answered more gently; cubic" in rows[("0%", "cubic")]
+    )
+    assert "| 524 | 0 | 0 | answered none of its congestion" in rows[("5%", "diffc")]
+    assert "caused 3.4x the oracle's congestion drops and marks; bbr" in rows[("10%", "bbr")]
+    assert "| - |" in rows[("10%", "bbr")]  # a kernel scheme has no counters
+    # every scheme at or below the oracle: no explanation
+    assert not any("reading" in r for r in report.oracle_checks("balde", recs[-4:] * 5))
 
 
 # -- statistics, per-kernel results, scorecard, figures, calibration ------------------------

@@ -1301,6 +1301,7 @@ def oracle_checks(name: str, recs: list[dict[str, Any]]) -> list[str]:
         "| PER | oracle | best other | its goodput | verdict |",
         "|---:|---:|---|---:|---|",
     ]
+    above: list[tuple[Any, str]] = []
     for per in sorted({r["per"] for r in pts if isinstance(r.get("per"), int | float)}):
         at = [r for r in pts if _eq(r.get("per"), per)]
         orc = cell_values([r for r in at if r.get("cc") == ORACLE], "goodput_mbps")
@@ -1321,6 +1322,87 @@ def oracle_checks(name: str, recs: list[dict[str, Any]]) -> list[str]:
             f"| {fmt_axis(per, 'per')} | {cell_text(o, '.3f')} | {best} "
             f"| {cell_text(b, '.3f')} | {verdict} |"
         )
+        if verdict.startswith("below"):
+            above.append((per, best))
+    md.append("")
+    return md + oracle_explained(recs, above)
+
+
+# How a kernel scheme answers congestion, where it differs from Reno's halving
+# (the oracle's answer): what lets it pass the oracle without more congestion.
+BACKOFF = {
+    "cubic": "cubic multiplies its window by 0.7 (Reno: 0.5) and regrows it as a cubic of time",
+    "illinois": "illinois backs off by 1/8 to 1/2 with the queueing delay and grows by up to "
+    "10 packets per RTT",
+    "bbr": "bbr paces at its bandwidth estimate and does not back off on losses or marks",
+    "yeah": "yeah backs off by the queue it estimates, not by half",
+    "hybla": "hybla grows its window as fast as a 25 ms flow would",
+    "westwood": "westwood sets its window to its bandwidth estimate times the minimum RTT",
+    "veno": "veno backs off by 1/5 when it takes a loss for random",
+}
+
+
+def oracle_explained(recs: list[dict[str, Any]], above: list[tuple[Any, str]]) -> list[str]:
+    """Why a scheme's goodput lies above the oracle's, from what the points
+    measured: the congestion each caused at the bottleneck (queue drops, CE
+    marks) and how many congestion signals our schemes answered.  The oracle
+    is Reno that skips only the medium's losses, so it bounds schemes that
+    answer congestion as Reno does; one above it either caused more
+    congestion or answers it more gently."""
+    if not above:
+        return []
+
+    def med(rs: list[dict[str, Any]], name: str) -> float | None:
+        xs = cell_values(rs, name)
+        return statistics.median(xs) if xs else None
+
+    def num(v: float | None, fmt: str = ".0f") -> str:
+        return "-" if v is None else format(v, fmt)
+
+    md = [
+        "Where a scheme lies above the oracle (CIs apart): the oracle is Reno that skips only "
+        "the medium's losses, so it bounds the schemes that answer congestion as Reno does. "
+        "The congestion each caused at the bottleneck queue (drops, CE marks; median per run) "
+        "and the congestion signals our schemes answered (from their counters; - for the "
+        "kernel's schemes) say which way it passed:",
+        "",
+        "| PER | scheme | goodput (Mb/s) | congestion drops | CE marks | answered | reading |",
+        "|---:|---|---:|---:|---:|---:|---|",
+    ]
+    for per, best in above:
+        row: dict[str, dict[str, float | None]] = {}
+        for cc in (ORACLE, best):
+            pts = [r for r in recs if r["_level"] == "point" and r.get("cc") == cc
+                   and _eq(r.get("per"), per)]  # fmt: skip
+            flows = [r for r in recs if r["_level"] == "flow" and r.get("cc") == cc
+                     and _eq(r.get("per"), per)]  # fmt: skip
+            answered = [
+                {"n": (value(r, "claimed_congestion") or 0) + (value(r, "ecn_reactions") or 0)}
+                for r in flows
+                if (value(r, "decisions") or 0) + (value(r, "ecn_reactions") or 0) > 0
+            ]
+            row[cc] = {
+                "goodput": med(pts, "goodput_mbps"),
+                "drops": med(pts, "bottleneck.queue_drops"),
+                "marks": med(pts, "bottleneck.queue_marked"),
+                "answered": med(answered, "n") if answered else None,
+            }
+        o, b = row[ORACLE], row[best]
+        signals = [(x["drops"] or 0) + (x["marks"] or 0) for x in (o, b)]
+        ratio = signals[1] / signals[0] if signals[0] else math.inf
+        if b["answered"] == 0 and (b["drops"] or 0) > 0:
+            reading = "answered none of its congestion: took every loss for the medium's"
+        elif ratio >= 2:
+            reading = f"caused {ratio:.1f}x the oracle's congestion drops and marks"
+        else:
+            reading = f"about the oracle's congestion ({ratio:.1f}x), answered more gently"
+        if best in BACKOFF:
+            reading += f"; {BACKOFF[best]}"
+        for cc, x, text in ((ORACLE, o, "Reno's answer to congestion only"), (best, b, reading)):
+            md.append(
+                f"| {fmt_axis(per, 'per')} | {cc} | {num(x['goodput'], '.3f')} "
+                f"| {num(x['drops'])} | {num(x['marks'])} | {num(x['answered'])} | {text} |"
+            )
     md.append("")
     return md
 
