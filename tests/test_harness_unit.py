@@ -688,6 +688,8 @@ def fake_point(
                 "mss": 1448,
                 "dest": dest,
                 "intervals": [[1.0, goodput], [2.0, goodput]],
+                "mean_rtt_us": 130_000 + goodput / 100,
+                "min_rtt_us": 100_000,
             }
         ],
         "links": [
@@ -1325,11 +1327,13 @@ def _card_recs() -> list[dict[str, Any]]:
         ("jersey", 0.9, 20.0, 0.8, 4e6),
         ("cubic", 0.7, 150.0, None, 5e6),
     ):
+        tcp_qd = qd / 2 + 2  # TCP's own RTT above its minimum: 12 ms, 77 ms
         for run in range(5):
             pid = f"ours={ours},mix=2+2cubic,run={run}"
             base = {"ours": ours, "mix": "2+2cubic", "run": run, "_point": pid}
             recs.append({**base, "_level": "point", "group": "all", "_competitor": "cubic",
                          "goodput_norm": norm + run / 1000, "rtt.qdelay_p95_ms": qd,
+                         "tcp_qdelay_ms": tcp_qd,
                          "window.jain": 0.95, "jain": 0.5, "accuracy": acc,
                          "decisions": 10})  # fmt: skip
             recs.append({**base, "_level": "group", "group": "ours", "_scheme": ours,
@@ -1349,13 +1353,14 @@ def test_scorecard_one_row_per_scheme_with_bars() -> None:
     jersey = [c.strip() for c in rows["jersey"].split("|")[2:-1]]
     assert jersey[0] == "0.90 [0.90, 0.90] pass"
     assert jersey[1] == "20.0 [20.0, 20.0] pass"
-    assert jersey[2] == "0.950 [0.950, 0.950] pass"  # the window's index, not the whole run's
+    assert jersey[2] == "12.0 [12.0, 12.0]"  # TCP's delay: measured everywhere, no bar
+    assert jersey[3] == "0.950 [0.950, 0.950] pass"  # the window's index, not the whole run's
     # cubic's per-flow goodput next to jersey (4 Mb/s) vs next to cubic (median 5.002)
-    assert jersey[3].startswith("0.20 [0.20, 0.20]") and "pass" not in jersey[3]
-    assert jersey[4] == "0.80 [0.80, 0.80] pass; 50 decisions"
+    assert jersey[4].startswith("0.20 [0.20, 0.20]") and "pass" not in jersey[4]
+    assert jersey[5] == "0.80 [0.80, 0.80] pass; 50 decisions"
     cubic = [c.strip() for c in rows["cubic"].split("|")[2:-1]]
-    assert cubic[0].endswith("FAIL") and cubic[1].endswith("FAIL") and cubic[4] == "-"
-    assert cubic[3].startswith("0.00 [")
+    assert cubic[0].endswith("FAIL") and cubic[1].endswith("FAIL") and cubic[5] == "-"
+    assert cubic[2] == "77.0 [77.0, 77.0]" and cubic[4].startswith("0.00 [")
     assert (
         data["jersey"]["accuracy"]["decisions"] == 50
         and data["cubic"]["utilisation"]["pass"] is False
@@ -1372,7 +1377,7 @@ def test_scorecard_one_row_per_scheme_with_bars() -> None:
         r.pop("_competitor", None)
     md, data = report.scorecard(one, axes)
     row = next(ln for ln in md if ln.startswith("| jersey |"))
-    assert [c.strip() for c in row.split("|")[2:-1]][2:4] == ["-", "-"]
+    assert [c.strip() for c in row.split("|")[2:-1]][3:5] == ["-", "-"]
     # alone (one flow, Jain 1 by definition) pooled with the mix: the mix's index only
     alone = [
         {"_level": "point", "_point": f"ours=jersey,mix=alone,run={run}", "ours": "jersey",
@@ -1395,6 +1400,34 @@ def test_scorecard_on_a_scenario_page(tmp_path: Path) -> None:
     assert "| reno | 0.76 [0.75, 0.77] FAIL |" in page
     summary = json.loads((tmp_path / "fig5_11" / "summary.json").read_text())
     assert summary["scorecard"]["jersey"]["accuracy"]["decisions"] == 3
+    # TCP's own RTT above its minimum: 30 ms + goodput / 100 us (45.0..45.3 ms)
+    assert summary["scorecard"]["reno"]["tcp_qdelay_ms"]["median"] == pytest.approx(45.15)
+    # every scenario with a scheme axis gets Pantheon's throughput-delay plot
+    assert ["throughput_delay.png", "throughput_delay.svg"] in summary["figures"]
+    assert "![throughput_delay.png](throughput_delay.png)" in page
+    assert (tmp_path / "fig5_11" / "throughput_delay.png").stat().st_size > 10_000
+
+
+def test_throughput_delay_plot_per_scheme_and_condition() -> None:
+    """One panel per combination of the other sweep values, the scheme axis
+    as series; none where a scenario draws its own scatter, has no scheme
+    axis or no RTTs."""
+    recs = [
+        {"_level": "point", "cc": cc, "per": per, "mix": mix, "run": run,
+         "goodput_bps": 1e6, "tcp_qdelay_ms": 20.0}
+        for cc in ("reno", "jersey") for per in (0, 0.01) for mix in ("a", "b")
+        for run in range(3)
+    ]  # fmt: skip
+    axes = {"cc": ["reno", "jersey"], "per": [0, 0.01], "mix": ["a", "b"]}
+    drawn, spec, with_cond = report.throughput_delay(recs, axes, [])  # type: ignore[misc]
+    assert spec["series"] == "cc" and spec["facet"] == "_cond" and spec["x"] == "tcp_qdelay_ms"
+    assert with_cond["_cond"] == ["per = 0%, mix = a", "per = 0%, mix = b",
+                                  "per = 1%, mix = a", "per = 1%, mix = b"]  # fmt: skip
+    assert {r["_cond"] for r in drawn} == set(with_cond["_cond"]) and len(drawn) == 24
+    assert report.throughput_delay(recs, axes, [{"kind": "scatter"}]) is None
+    assert report.throughput_delay(recs, {"per": [0, 0.01], "mix": ["a", "b"]}, []) is None
+    no_rtt = [{k: v for k, v in r.items() if k != "tcp_qdelay_ms"} for r in recs]
+    assert report.throughput_delay(no_rtt, axes, []) is None
 
 
 def test_accuracy_cells_give_their_decisions() -> None:

@@ -40,6 +40,7 @@ with the same run one point at a time (:func:`calibration_table`).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import re
@@ -114,7 +115,10 @@ def records(docs: list[PointRecord]) -> list[dict[str, Any]]:
         share = ((doc.get("spec") or {}).get("metrics") or {}).get("share") or []
         rival = {"_competitor": str(share[1])} if len(share) == 2 else {}
         # the sweep's values win over metrics of the same name
-        out.append({**flatten(top), **base, "_level": "point", "group": "all", **rival})
+        out.append(
+            {**flatten(top), **tcp_qdelay(doc), **base, "_level": "point", "group": "all",
+             **rival}
+        )  # fmt: skip
         ccs: dict[str, set[str]] = {}
         for fm in m.get("flows", []):
             ccs.setdefault(str(fm.get("group")), set()).add(str(fm.get("cc")))
@@ -127,6 +131,19 @@ def records(docs: list[PointRecord]) -> list[dict[str, Any]]:
                 {**flatten(fm), **base, "_level": "flow", "group": fm["group"], "flow": fm["label"]}
             )
     return out
+
+
+def tcp_qdelay(doc: PointRecord) -> dict[str, Any]:
+    """``tcp_qdelay_ms``: the queueing delay TCP itself saw, the mean over a
+    point's flows of the sender's mean smoothed RTT above its smallest
+    (iperf3's TCP_INFO samples), in ms; nothing without RTTs.  Every scenario
+    has it, with or without a ping beside its flows."""
+    qd = []
+    for f in doc.get("flows", []):
+        mean, low = f.get("mean_rtt_us"), f.get("min_rtt_us")
+        if isinstance(mean, int | float) and isinstance(low, int | float) and low > 0:
+            qd.append((mean - low) / 1e3)
+    return {"tcp_qdelay_ms": statistics.fmean(qd)} if qd else {}
 
 
 def value(rec: dict[str, Any], name: str) -> float | None:
@@ -609,8 +626,9 @@ def fig_scatter(
         ax.set_xlim(left=0)
         ax.set_ylim(bottom=0)
         title = spec.get("title", "")
-        if fv is not None:
-            title = f"{title}\n{spec['facet']} = {fmt_axis(fv, spec['facet'])}"
+        if fv is not None:  # a combined facet ("_cond") names its axes itself
+            name = spec["facet"]
+            title += "\n" + (str(fv) if name.startswith("_") else f"{name} = {fmt_axis(fv, name)}")
         ax.set_title(title, fontsize=9)
         ax.legend()
     if not drawn:
@@ -618,6 +636,40 @@ def fig_scatter(
         return []
     fig.tight_layout()
     return _save(fig, sdir, spec.get("name", f"{y}_vs_{x}"))
+
+
+def throughput_delay(
+    recs: list[dict[str, Any]], axes: dict[str, list[Any]], figures: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, list[Any]]] | None:
+    """Every scenario's throughput-delay plot (Pantheon's), for one without
+    a scatter figure of its own: a point's goodput against the queueing delay
+    its TCP senders saw (``tcp_qdelay_ms``), one dot per run, medians with
+    95 % CIs per scheme (the scheme axis), one panel per combination of the
+    other sweep values.  Returns the records to draw (with that combination
+    as ``_cond``), the figure's spec and its axes; None without a scheme axis
+    or RTTs."""
+    axis = next((a for a in SCHEME_AXES if a in axes), None)
+    if axis is None or any(f.get("kind") == "scatter" for f in figures):
+        return None
+    pts = [r for r in recs if r["_level"] == "point" and value(r, "tcp_qdelay_ms") is not None]
+    if not pts:
+        return None
+    others = [a for a in axes if a != axis]
+
+    def cond(vals: Iterable[Any]) -> str:
+        return ", ".join(f"{a} = {fmt_axis(v, a)}" for a, v in zip(others, vals, strict=True))
+
+    spec: dict[str, Any] = {
+        "kind": "scatter", "x": "tcp_qdelay_ms", "y": "goodput_mbps", "series": axis,
+        "name": "throughput_delay", "title": "Goodput vs TCP's queueing delay",
+        "xlabel": "TCP's RTT above its minimum (ms, mean of the run)",
+        "ylabel": "goodput of the point (Mb/s)",
+    }  # fmt: skip
+    if others:
+        spec["facet"] = "_cond"
+    order = [cond(vals) for vals in itertools.product(*(axes[a] for a in others))]
+    drawn = [{**r, "_cond": cond(r.get(a) for a in others)} for r in pts]
+    return drawn, spec, {**axes, "_cond": order}
 
 
 TS_SOURCES = {
@@ -910,6 +962,7 @@ SCORECARD_BARS: dict[str, tuple[str, float]] = {
 SCORECARD_COLUMNS = (
     ("utilisation", "utilisation", ".2f"),
     ("qdelay_p95_ms", "p95 queueing delay (ms)", ".1f"),
+    ("tcp_qdelay_ms", "TCP's RTT above its minimum (ms)", ".1f"),
     ("jain", "Jain's index", ".3f"),
     ("harm", "harm to competitor", ".2f"),
     ("accuracy", "loss-classification accuracy", ".2f"),
@@ -971,7 +1024,8 @@ def scorecard(
     flows = Counter(r["_point"] for r in recs if r["_level"] == "flow")
     jain_k = "window.jain" if cell_values(pts, "window.jain") else "jain"
     source = {"utilisation": "goodput_norm", "qdelay_p95_ms": "rtt.qdelay_p95_ms",
-              "jain": jain_k, "accuracy": "accuracy"}  # fmt: skip
+              "tcp_qdelay_ms": "tcp_qdelay_ms", "jain": jain_k,
+              "accuracy": "accuracy"}  # fmt: skip
     harms = harm_values(recs, axis, axes)
     bars = ", ".join(f"{c} {op} {bar:g}" for c, (op, bar) in SCORECARD_BARS.items())
     md = [
@@ -979,7 +1033,9 @@ def scorecard(
         "",
         f"One row per scheme (`{axis}`), its points and runs pooled over the other sweep values: "
         f"median [95 % CI] and pass/FAIL against the bars ({bars}).  Utilisation: goodput / "
-        "bottleneck capacity; p95 queueing delay: ping's RTT above its minimum; Jain's index "
+        "bottleneck capacity; p95 queueing delay: ping's RTT above its minimum (scenarios "
+        "that ping beside their flows); TCP's RTT above its minimum: the senders' mean smoothed "
+        "RTT above their smallest (iperf3), averaged over a point's flows, no bar; Jain's index "
         "of every flow's goodput (points with several flows only); harm: 1 - the competitor's "
         "per-flow goodput next to this scheme / next to its own kind under the same conditions "
         "(scenarios with a `share` metric, where that baseline ran; negative: the competitor "
@@ -1166,6 +1222,20 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
                 f"{short} are here as compact records only (`points/`, without time series).",
                 "",
             ]
+    td = throughput_delay(recs, axes, rep.get("figures", [])) if ok else None
+    files = fig_scatter(td[0], td[1], td[2], sdir) if td else []
+    if files:
+        summary["figures"].append(files)
+        md += [
+            "## Goodput vs TCP's queueing delay",
+            "",
+            "Pantheon's plot: one dot per run, per scheme the medians with their 95 % CIs; "
+            "the delay is the senders' mean smoothed RTT above their smallest (iperf3), "
+            "averaged over the point's flows.",
+            "",
+            f"![{files[0]}]({files[0]}) ([svg]({files[1]}))",
+            "",
+        ]
     (sdir / f"{name}.md").write_text("\n".join(md))
     (sdir / "summary.json").write_text(json.dumps(summary, indent=1, default=str) + "\n")
     summary["md"] = f"{name}/{name}.md"
