@@ -1185,45 +1185,110 @@ def test_oracle_checks_against_the_best_other_scheme() -> None:
 
 
 def test_oracle_report_says_why_a_scheme_lies_above_it() -> None:
-    """Each scheme above the oracle (CIs apart) gets a row that reads its
-    congestion from the points: more drops and marks than the oracle, none
-    answered, or about as many answered more gently than Reno."""
+    """Every scheme above the oracle (CIs apart) gets a row that reads its
+    congestion from the points (drop and mark rates at the bottleneck against
+    the oracle's): more of it, none answered in any run, about as much with
+    a gentler answer, or congestion where the oracle caused none."""
 
-    def point(cc: str, per: float, run: int, mbps: float, drops: int, marks: int) -> list[dict]:
-        base = {"cc": cc, "per": per, "run": run}
-        pt = {**base, "_level": "point", "goodput_bps": mbps * 1e6 + run,
-              "bottleneck.queue_drops": drops, "bottleneck.queue_marked": marks}  # fmt: skip
-        ours = cc in ("oracle", "diffc")
-        flow = {**base, "_level": "flow", "decisions": 40 if ours else 0,
-                "claimed_congestion": {"oracle": 3, "diffc": 0}.get(cc, 0),
-                "ecn_reactions": 0}  # fmt: skip
-        return [pt, flow]
+    def point(cc: str, per: float, run: int, mbps: float, drop: float, mark: float,
+              took: int | None = None) -> list[dict]:  # fmt: skip
+        base = {"cc": cc, "per": per, "run": run, "_point": f"cc={cc},per={per},run={run}"}
+        pt = {**base, "_level": "point", "goodput_bps": mbps * 1e6 + run * 1e3,
+              "bottleneck.congestion_drop_rate": drop,
+              "bottleneck.mark_rate": mark}  # fmt: skip
+        counters = {} if took is None else {"decisions": 40, "claimed_congestion": took,
+                                            "ecn_reactions": 0}  # fmt: skip
+        return [pt, {**base, "_level": "flow", **counters}]
 
     recs: list[dict] = []
     for run in range(5):
-        recs += point("oracle", 0.0, run, 1.75, 6, 240)
-        recs += point("cubic", 0.0, run, 1.89, 0, 165)  # gentler back-off
-        recs += point("oracle", 0.05, run, 3.87, 36, 0)
-        recs += point("diffc", 0.05, run, 4.20, 524, 0)  # took congestion for the medium
-        recs += point("oracle", 0.1, run, 3.28, 30, 0)
-        recs += point("bbr", 0.1, run, 3.65, 102, 0)  # more congestion
-        recs += point("oracle", 0.01, run, 1.79, 4, 500)
-        recs += point("reno", 0.01, run, 1.28, 0, 146)  # below the oracle: no row
+        recs += point("oracle", 0.0, run, 1.75, 0.002, 0.08, took=3)
+        recs += point("cubic", 0.0, run, 1.89, 0.0, 0.05)  # about as much, gentler back-off
+        recs += point("jersey", 0.0, run, 1.86, 0.002, 0.08, took=4)  # also above at 0 %
+        recs += point("oracle", 0.05, run, 3.87, 0.005, 0.0, took=2)
+        # took a congestion loss for one in run 0 only: not "none in any run"
+        recs += point("newrenolp", 0.05, run, 4.10, 0.05, 0.0, took=1 if run == 0 else 0)
+        recs += point("diffc", 0.05, run, 4.20, 0.06, 0.0, took=0)  # none answered
+        recs += point("oracle", 0.1, run, 3.28, 0.005, 0.0, took=1)
+        recs += point("bbr", 0.1, run, 3.65, 0.013, 0.0)  # more congestion
+        recs += point("oracle", 0.2, run, 2.0, 0.0, 0.0, took=0)
+        recs += point("hybla", 0.2, run, 2.5, 0.001, 0.0)  # congestion the oracle did not cause
+        recs += point("oracle", 0.01, run, 1.79, 0.0, 0.04, took=5)
+        recs += point("reno", 0.01, run, 1.28, 0.0, 0.02)  # below the oracle: no row
     md = report.oracle_checks("balde", recs)
+    verdict = next(r for r in md if r.startswith("| 0% |") and r.count("|") == 6)
+    assert "below cubic (8.0 %, CIs apart); 1 more above it: jersey |" in verdict
     rows = {
-        tuple(c.strip() for c in r.split("|")[1:3]): r for r in md if r.count("|") == 8 and "%" in r
+        tuple(c.strip() for c in r.split("|")[1:3]): r
+        for r in md
+        if r.count("|") == 8 and "%" in r and not r.startswith("| PER")
     }
-    assert set(rows) == {("0%", "oracle"), ("0%", "cubic"), ("5%", "oracle"), ("5%", "diffc"),
-                         ("10%", "oracle"), ("10%", "bbr")}  # fmt: skip
-    assert "| 6 | 240 | 3 |" in rows[("0%", "oracle")]
-    assert (
-        "about the oracle's congestion (0.7x), answered more gently; cubic" in rows[("0%", "cubic")]
-    )
-    assert "| 524 | 0 | 0 | answered none of its congestion" in rows[("5%", "diffc")]
-    assert "caused 3.4x the oracle's congestion drops and marks; bbr" in rows[("10%", "bbr")]
-    assert "| - |" in rows[("10%", "bbr")]  # a kernel scheme has no counters
+    assert set(rows) == {
+        ("0%", "oracle"), ("0%", "cubic"), ("0%", "jersey"), ("5%", "oracle"),
+        ("5%", "diffc"), ("5%", "newrenolp"), ("10%", "oracle"), ("10%", "bbr"),
+        ("20%", "oracle"), ("20%", "hybla"),
+    }  # fmt: skip
+    assert "| 1.752 | 0.20 | 8.00 | 3 | Reno's answer" in rows[("0%", "oracle")]
+    assert "about as much congestion as the oracle (0.6x its rate); cubic" in rows[("0%", "cubic")]
+    assert "| 4 | caused about as much congestion as the oracle (1.0x" in rows[("0%", "jersey")]
+    assert "| 6.00 | 0.00 | 0 | answered none of its congestion in any run" in rows[("5%", "diffc")]
+    assert "more congestion than the oracle (10.0x its rate)" in rows[("5%", "newrenolp")]
+    assert "more congestion than the oracle (2.6x its rate); bbr" in rows[("10%", "bbr")]
+    assert "| - |" in rows[("10%", "bbr")]  # a kernel scheme counts no responses
+    assert "caused congestion where the oracle caused none" in rows[("20%", "hybla")]
+    assert "inf" not in "\n".join(md)
     # every scheme at or below the oracle: no explanation
-    assert not any("reading" in r for r in report.oracle_checks("balde", recs[-4:] * 5))
+    below = [r for r in recs if r["per"] == 0.01]
+    assert not any("reading" in r for r in report.oracle_checks("balde", below))
+
+
+def test_tcp_queueing_delay_above_the_paths_smallest_rtt() -> None:
+    """A flow's queueing delay is its mean RTT above the smallest any flow saw
+    on the same path (another scheme's, another run's), not above its own
+    minimum; the point's scheme's flows give ``scheme.*``; flows without
+    RTTs and points mixing schemes give nothing."""
+
+    def doc(cc: str, run: int, flows: list[tuple[str, str, float | None, float | None]],
+            per: float = 0.0) -> dict:  # fmt: skip
+        fl = [{"label": lb, "cc": fcc, "src": "src", "dst": "rcv", "mean_rtt_us": mean,
+               "min_rtt_us": low} for lb, fcc, mean, low in flows]  # fmt: skip
+        return {
+            "status": "ok", "values": {"cc": cc, "per": per}, "run": run,
+            "point": f"cc={cc},per={per},run={run}",
+            "flows": fl,
+            "metrics": {"flows": [{"label": f["label"], "cc": f["cc"], "group": f["cc"],
+                                   "goodput_bps": 1e6} for f in fl]},
+        }  # fmt: skip
+
+    docs = [
+        # fills the queue in slow start: its own minimum is 200 ms, the path's 100
+        doc("diffc", 0, [("diffc", "diffc", 208e3, 200e3)]),
+        doc("vegas", 0, [("vegas", "vegas", 110e3, 100e3)]),
+        # two flows, one without RTTs (its sender's report missing)
+        doc("jersey", 0, [("j1", "jersey", 150e3, 140e3), ("j2", "jersey", None, None)]),
+        # another path (another PER here): its own smallest RTT
+        doc("diffc", 0, [("diffc", "diffc", 300e3, 250e3)], per=0.05),
+    ]
+    recs = report.records(docs)  # type: ignore[arg-type]
+    pts = {(r["cc"], r["per"]): r for r in recs if r["_level"] == "point"}
+    assert pts[("diffc", 0.0)]["scheme.tcp_qdelay_ms"] == pytest.approx(108.0)
+    assert pts[("vegas", 0.0)]["scheme.tcp_qdelay_ms"] == pytest.approx(10.0)
+    assert pts[("jersey", 0.0)]["scheme.tcp_qdelay_ms"] == pytest.approx(50.0)
+    assert pts[("jersey", 0.0)]["scheme.goodput_bps"] == 2e6  # both flows' goodput
+    assert pts[("diffc", 0.05)]["scheme.tcp_qdelay_ms"] == pytest.approx(50.0)
+    flows = {r["flow"]: r for r in recs if r["_level"] == "flow"}
+    assert (
+        flows["j1"]["tcp_qdelay_ms"] == pytest.approx(50.0) and "tcp_qdelay_ms" not in flows["j2"]
+    )
+    # a point of 2 reno flows with one of the scheme's: the scheme's flow only
+    mixed = doc("jersey", 1, [("r1", "reno", 400e3, 100e3), ("j", "jersey", 120e3, 110e3)])
+    (pt,) = (r for r in report.records([*docs, mixed]) if r["_point"] == mixed["point"]
+             and r["_level"] == "point")  # type: ignore[list-item]  # fmt: skip
+    assert pt["scheme.tcp_qdelay_ms"] == pytest.approx(20.0) and pt["scheme.goodput_bps"] == 1e6
+    # a scheme axis value none of the flows runs, flows of two others: nothing
+    other = doc("bbr", 0, [("r1", "reno", 400e3, 100e3), ("c", "cubic", 120e3, 110e3)])
+    (pt,) = (r for r in report.records([other]) if r["_level"] == "point")  # type: ignore[list-item]
+    assert "scheme.tcp_qdelay_ms" not in pt and "scheme.goodput_bps" not in pt
 
 
 # -- statistics, per-kernel results, scorecard, figures, calibration ------------------------
@@ -1333,7 +1398,7 @@ def _card_recs() -> list[dict[str, Any]]:
             base = {"ours": ours, "mix": "2+2cubic", "run": run, "_point": pid}
             recs.append({**base, "_level": "point", "group": "all", "_competitor": "cubic",
                          "goodput_norm": norm + run / 1000, "rtt.qdelay_p95_ms": qd,
-                         "tcp_qdelay_ms": tcp_qd,
+                         "scheme.tcp_qdelay_ms": tcp_qd,
                          "window.jain": 0.95, "jain": 0.5, "accuracy": acc,
                          "decisions": 10})  # fmt: skip
             recs.append({**base, "_level": "group", "group": "ours", "_scheme": ours,
@@ -1414,19 +1479,21 @@ def test_throughput_delay_plot_per_scheme_and_condition() -> None:
     axis or no RTTs."""
     recs = [
         {"_level": "point", "cc": cc, "per": per, "mix": mix, "run": run,
-         "goodput_bps": 1e6, "tcp_qdelay_ms": 20.0}
+         "goodput_bps": 1e6, "scheme.tcp_qdelay_ms": 20.0}
         for cc in ("reno", "jersey") for per in (0, 0.01) for mix in ("a", "b")
         for run in range(3)
     ]  # fmt: skip
     axes = {"cc": ["reno", "jersey"], "per": [0, 0.01], "mix": ["a", "b"]}
     drawn, spec, with_cond = report.throughput_delay(recs, axes, [])  # type: ignore[misc]
-    assert spec["series"] == "cc" and spec["facet"] == "_cond" and spec["x"] == "tcp_qdelay_ms"
+    assert (
+        spec["series"] == "cc" and spec["facet"] == "_cond" and spec["x"] == "scheme.tcp_qdelay_ms"
+    )
     assert with_cond["_cond"] == ["per = 0%, mix = a", "per = 0%, mix = b",
                                   "per = 1%, mix = a", "per = 1%, mix = b"]  # fmt: skip
     assert {r["_cond"] for r in drawn} == set(with_cond["_cond"]) and len(drawn) == 24
     assert report.throughput_delay(recs, axes, [{"kind": "scatter"}]) is None
     assert report.throughput_delay(recs, {"per": [0, 0.01], "mix": ["a", "b"]}, []) is None
-    no_rtt = [{k: v for k, v in r.items() if k != "tcp_qdelay_ms"} for r in recs]
+    no_rtt = [{k: v for k, v in r.items() if k != "scheme.tcp_qdelay_ms"} for r in recs]
     assert report.throughput_delay(no_rtt, axes, []) is None
 
 

@@ -103,8 +103,10 @@ def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def records(docs: list[PointRecord]) -> list[dict[str, Any]]:
-    """Long format: one record per point (group "all"), per flow group and per flow."""
+    """Long format: one record per point (group "all"), per flow group and per
+    flow; the point's also ``scheme.*`` of its scheme's flows (:func:`scheme_of`)."""
     out = []
+    base_rtt = path_rtts(docs)
     for doc in docs:
         if doc.get("status") != "ok":
             continue
@@ -114,9 +116,10 @@ def records(docs: list[PointRecord]) -> list[dict[str, Any]]:
         # the group whose goodput a share metric divides by: the competitor
         share = ((doc.get("spec") or {}).get("metrics") or {}).get("share") or []
         rival = {"_competitor": str(share[1])} if len(share) == 2 else {}
+        qd = flow_qdelays(doc, base_rtt)
         # the sweep's values win over metrics of the same name
         out.append(
-            {**flatten(top), **tcp_qdelay(doc), **base, "_level": "point", "group": "all",
+            {**flatten(top), **scheme_of(doc, qd), **base, "_level": "point", "group": "all",
              **rival}
         )  # fmt: skip
         ccs: dict[str, set[str]] = {}
@@ -127,23 +130,75 @@ def records(docs: list[PointRecord]) -> list[dict[str, Any]]:
             scheme = {"_scheme": next(iter(ccs[g]))} if len(ccs.get(g, ())) == 1 else {}
             out.append({**flatten(gm), **base, "_level": "group", "group": g, **scheme})
         for fm in m.get("flows", []):
-            out.append(
-                {**flatten(fm), **base, "_level": "flow", "group": fm["group"], "flow": fm["label"]}
+            mine: dict[str, Any] = (
+                {"tcp_qdelay_ms": qd[fm["label"]]} if fm.get("label") in qd else {}
             )
+            out.append(
+                {**flatten(fm), **mine, **base, "_level": "flow", "group": fm["group"],
+                 "flow": fm["label"]}
+            )  # fmt: skip
     return out
 
 
-def tcp_qdelay(doc: PointRecord) -> dict[str, Any]:
-    """``tcp_qdelay_ms``: the queueing delay TCP itself saw, the mean over a
-    point's flows of the sender's mean smoothed RTT above its smallest
-    (iperf3's TCP_INFO samples), in ms; nothing without RTTs.  Every scenario
-    has it, with or without a ping beside its flows."""
-    qd = []
+def _condition(doc: PointRecord) -> tuple[tuple[str, str], ...]:
+    """A point's sweep values but its scheme and run: the path it measured."""
+    return tuple(sorted((k, str(v)) for k, v in doc["values"].items() if k not in SCHEME_AXES))
+
+
+def path_rtts(docs: list[PointRecord]) -> dict[tuple[Any, ...], float]:
+    """The base RTT (us) of each path: per condition (:func:`_condition`) and
+    flow endpoints, the smallest RTT any flow of any scheme and run saw there
+    (iperf3's ``min_rtt_us``).  A flow's own minimum will not do: a scheme
+    that fills the queue in slow start never sees the empty path again."""
+    out: dict[tuple[Any, ...], float] = {}
+    for doc in docs:
+        for f in doc.get("flows", []):
+            low = f.get("min_rtt_us")
+            if doc.get("status") == "ok" and isinstance(low, int | float) and low > 0:
+                key = (_condition(doc), f.get("src"), f.get("dst"))
+                out[key] = min(out.get(key, math.inf), float(low))
+    return out
+
+
+def flow_qdelays(doc: PointRecord, base_rtt: dict[tuple[Any, ...], float]) -> dict[str, float]:
+    """Per flow label, the queueing delay its TCP sender saw (ms): its mean
+    smoothed RTT (iperf3's TCP_INFO samples) above its path's base RTT
+    (:func:`path_rtts`); flows without RTTs have none."""
+    out = {}
     for f in doc.get("flows", []):
-        mean, low = f.get("mean_rtt_us"), f.get("min_rtt_us")
-        if isinstance(mean, int | float) and isinstance(low, int | float) and low > 0:
-            qd.append((mean - low) / 1e3)
-    return {"tcp_qdelay_ms": statistics.fmean(qd)} if qd else {}
+        mean = f.get("mean_rtt_us")
+        low = base_rtt.get((_condition(doc), f.get("src"), f.get("dst")))
+        if isinstance(mean, int | float) and low is not None and f.get("label"):
+            out[str(f["label"])] = max(0.0, (mean - low) / 1e3)
+    return out
+
+
+def scheme_of(doc: PointRecord, qdelays: dict[str, float]) -> dict[str, Any]:
+    """``scheme.goodput_bps`` and ``scheme.tcp_qdelay_ms`` of the flows of the
+    point's scheme (the value of its scheme axis, :data:`SCHEME_AXES`): the
+    flows of that congestion control, or every flow when all share one; their
+    goodput summed, their queueing delays (:func:`flow_qdelays`) averaged.
+    Nothing when the point names no scheme or its flows mix others."""
+    axis = next((a for a in SCHEME_AXES if a in doc["values"]), None)
+    flows = doc["metrics"].get("flows", [])
+    ccs = {str(f.get("cc")) for f in flows}
+    want = str(doc["values"].get(axis)) if axis else None
+    if axis is None or not flows:
+        return {}
+    if want in ccs:
+        mine = [f for f in flows if str(f.get("cc")) == want]
+    elif len(ccs) == 1:
+        mine = flows
+    else:
+        return {}
+    out: dict[str, Any] = {}
+    gps = [f["goodput_bps"] for f in mine if isinstance(f.get("goodput_bps"), int | float)]
+    if len(gps) == len(mine):
+        out["scheme.goodput_bps"] = sum(gps)
+    qd = [qdelays[f["label"]] for f in mine if f.get("label") in qdelays]
+    if qd:
+        out["scheme.tcp_qdelay_ms"] = statistics.fmean(qd)
+    return out
 
 
 def value(rec: dict[str, Any], name: str) -> float | None:
@@ -642,28 +697,31 @@ def throughput_delay(
     recs: list[dict[str, Any]], axes: dict[str, list[Any]], figures: list[dict[str, Any]]
 ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, list[Any]]] | None:
     """Every scenario's throughput-delay plot (Pantheon's), for one without
-    a scatter figure of its own: a point's goodput against the queueing delay
-    its TCP senders saw (``tcp_qdelay_ms``), one dot per run, medians with
-    95 % CIs per scheme (the scheme axis), one panel per combination of the
-    other sweep values.  Returns the records to draw (with that combination
-    as ``_cond``), the figure's spec and its axes; None without a scheme axis
-    or RTTs."""
+    a scatter figure of its own: the goodput of a point's scheme's flows
+    against the queueing delay those TCP senders saw (``scheme.*``, from
+    :func:`scheme_of`), one dot per run, medians with 95 % CIs per scheme
+    (the scheme axis), one panel per combination of the other sweep values
+    (those with more than one).  Returns the records to draw (with that
+    combination as ``_cond``), the figure's spec and its axes; None without
+    a scheme axis or RTTs."""
     axis = next((a for a in SCHEME_AXES if a in axes), None)
     if axis is None or any(f.get("kind") == "scatter" for f in figures):
         return None
-    pts = [r for r in recs if r["_level"] == "point" and value(r, "tcp_qdelay_ms") is not None]
+    pts = [
+        r for r in recs if r["_level"] == "point" and value(r, "scheme.tcp_qdelay_ms") is not None
+    ]
     if not pts:
         return None
-    others = [a for a in axes if a != axis]
+    others = [a for a in axes if a != axis and len(axes[a]) > 1]
 
     def cond(vals: Iterable[Any]) -> str:
         return ", ".join(f"{a} = {fmt_axis(v, a)}" for a, v in zip(others, vals, strict=True))
 
     spec: dict[str, Any] = {
-        "kind": "scatter", "x": "tcp_qdelay_ms", "y": "goodput_mbps", "series": axis,
-        "name": "throughput_delay", "title": "Goodput vs TCP's queueing delay",
-        "xlabel": "TCP's RTT above its minimum (ms, mean of the run)",
-        "ylabel": "goodput of the point (Mb/s)",
+        "kind": "scatter", "x": "scheme.tcp_qdelay_ms", "y": "scheme.goodput_mbps",
+        "series": axis, "name": "throughput_delay", "title": "Goodput vs TCP's queueing delay",
+        "xlabel": "TCP's RTT above the path's minimum (ms, mean of the run)",
+        "ylabel": "goodput of the scheme's flows (Mb/s)",
     }  # fmt: skip
     if others:
         spec["facet"] = "_cond"
@@ -962,7 +1020,7 @@ SCORECARD_BARS: dict[str, tuple[str, float]] = {
 SCORECARD_COLUMNS = (
     ("utilisation", "utilisation", ".2f"),
     ("qdelay_p95_ms", "p95 queueing delay (ms)", ".1f"),
-    ("tcp_qdelay_ms", "TCP's RTT above its minimum (ms)", ".1f"),
+    ("tcp_qdelay_ms", "TCP's RTT above the path's minimum (ms)", ".1f"),
     ("jain", "Jain's index", ".3f"),
     ("harm", "harm to competitor", ".2f"),
     ("accuracy", "loss-classification accuracy", ".2f"),
@@ -1024,7 +1082,7 @@ def scorecard(
     flows = Counter(r["_point"] for r in recs if r["_level"] == "flow")
     jain_k = "window.jain" if cell_values(pts, "window.jain") else "jain"
     source = {"utilisation": "goodput_norm", "qdelay_p95_ms": "rtt.qdelay_p95_ms",
-              "tcp_qdelay_ms": "tcp_qdelay_ms", "jain": jain_k,
+              "tcp_qdelay_ms": "scheme.tcp_qdelay_ms", "jain": jain_k,
               "accuracy": "accuracy"}  # fmt: skip
     harms = harm_values(recs, axis, axes)
     bars = ", ".join(f"{c} {op} {bar:g}" for c, (op, bar) in SCORECARD_BARS.items())
@@ -1034,8 +1092,9 @@ def scorecard(
         f"One row per scheme (`{axis}`), its points and runs pooled over the other sweep values: "
         f"median [95 % CI] and pass/FAIL against the bars ({bars}).  Utilisation: goodput / "
         "bottleneck capacity; p95 queueing delay: ping's RTT above its minimum (scenarios "
-        "that ping beside their flows); TCP's RTT above its minimum: the senders' mean smoothed "
-        "RTT above their smallest (iperf3), averaged over a point's flows, no bar; Jain's index "
+        "that ping beside their flows); TCP's RTT above the path's minimum: the mean smoothed RTT "
+        "(iperf3) of the scheme's senders above the smallest any flow saw on that path, no "
+        "bar; Jain's index "
         "of every flow's goodput (points with several flows only); harm: 1 - the competitor's "
         "per-flow goodput next to this scheme / next to its own kind under the same conditions "
         "(scenarios with a `share` metric, where that baseline ran; negative: the competitor "
@@ -1230,8 +1289,9 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
             "## Goodput vs TCP's queueing delay",
             "",
             "Pantheon's plot: one dot per run, per scheme the medians with their 95 % CIs; "
-            "the delay is the senders' mean smoothed RTT above their smallest (iperf3), "
-            "averaged over the point's flows.",
+            "goodput of the scheme's flows, and their queueing delay: the senders' mean "
+            "smoothed RTT (iperf3) above the smallest RTT any flow of any scheme saw on the "
+            "same path (a flow that fills the queue in slow start never sees the empty path).",
             "",
             f"![{files[0]}]({files[0]}) ([svg]({files[1]}))",
             "",
@@ -1382,25 +1442,40 @@ def oracle_checks(name: str, recs: list[dict[str, Any]]) -> list[str]:
             continue
         best = max(others, key=lambda cc: statistics.median(others[cc]))
         o, b = metrics.median_spread(orc), metrics.median_spread(others[best])
+        # every scheme above the oracle with the CIs apart, the best first
+        apart = [cc for cc in sorted(others, key=lambda cc: -statistics.median(others[cc]))
+                 if _ci_above(metrics.median_spread(others[cc]), o)]  # fmt: skip
+        above += [(per, cc) for cc in apart]
         if b["median"] <= o["median"]:
             verdict = "pass"
-        elif not math.isnan(b["ci_lo"]) and not math.isnan(o["ci_hi"]) and b["ci_lo"] > o["ci_hi"]:
+        elif apart:
             verdict = f"below {best} ({(b['median'] / o['median'] - 1) * 100:.1f} %, CIs apart)"
+            if len(apart) > 1:
+                verdict += f"; {len(apart) - 1} more above it: {', '.join(apart[1:])}"
         else:
             verdict = f"pass (within the CIs of {best})"
         md.append(
             f"| {fmt_axis(per, 'per')} | {cell_text(o, '.3f')} | {best} "
             f"| {cell_text(b, '.3f')} | {verdict} |"
         )
-        if verdict.startswith("below"):
-            above.append((per, best))
     md.append("")
     return md + oracle_explained(recs, above)
 
 
-# How a kernel scheme answers congestion, where it differs from Reno's halving
-# (the oracle's answer): what lets it pass the oracle without more congestion.
+def _ci_above(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Does the CI of ``a`` lie wholly above that of ``b`` (both measured)?"""
+    return not math.isnan(a["ci_lo"]) and not math.isnan(b["ci_hi"]) and a["ci_lo"] > b["ci_hi"]
+
+
+# How a scheme answers congestion where it differs from Reno's halving (the
+# oracle's answer): what lets it pass the oracle without more congestion.
 BACKOFF = {
+    "jersey": "jersey sets its window to its rate estimate times the minimum RTT, not to half",
+    "balde": "balde sets its window to its bandwidth estimate times the minimum RTT and ends "
+    "slow start on a Vegas signal, before the queue overflows",
+    "newrenolp": "newrenolp halves only when its Vegas predictor says the path is congested",
+    "diffc": "diffc halves on ECE as Reno does and keeps its window on every loss without ECE",
+    "vegas": "vegas keeps 1 to 3 packets queued and slows before losses and marks",
     "cubic": "cubic multiplies its window by 0.7 (Reno: 0.5) and regrows it as a cubic of time",
     "illinois": "illinois backs off by 1/8 to 1/2 with the queueing delay and grows by up to "
     "10 packets per RTT",
@@ -1414,67 +1489,97 @@ BACKOFF = {
 
 def oracle_explained(recs: list[dict[str, Any]], above: list[tuple[Any, str]]) -> list[str]:
     """Why a scheme's goodput lies above the oracle's, from what the points
-    measured: the congestion each caused at the bottleneck (queue drops, CE
-    marks) and how many congestion signals our schemes answered.  The oracle
-    is Reno that skips only the medium's losses, so it bounds schemes that
-    answer congestion as Reno does; one above it either caused more
-    congestion or answers it more gently."""
+    measured: the congestion each caused at the bottleneck (queue drops and
+    CE marks per packet there, per run) and the congestion responses our
+    schemes counted.  The oracle is Reno that skips only the medium's losses,
+    so it bounds schemes that answer congestion as Reno does; one above it
+    caused more congestion, answered none, or answers it more gently."""
     if not above:
         return []
 
-    def med(rs: list[dict[str, Any]], name: str) -> float | None:
-        xs = cell_values(rs, name)
-        return statistics.median(xs) if xs else None
+    def runs(cc: str, per: Any) -> list[dict[str, Any]]:
+        return [r for r in recs if r["_level"] == "point" and r.get("cc") == cc
+                and _eq(r.get("per"), per)]  # fmt: skip
 
-    def num(v: float | None, fmt: str = ".0f") -> str:
-        return "-" if v is None else format(v, fmt)
+    def responses(cc: str, per: Any) -> list[float]:
+        """Per run, the congestion responses of the scheme's flows (loss
+        events it took for congestion + ECE it answered), from its counters;
+        none for a scheme without counters (the kernel's)."""
+        per_run: dict[Any, float] = {}
+        for r in recs:
+            if r["_level"] == "flow" and r.get("cc") == cc and _eq(r.get("per"), per):
+                n = (value(r, "decisions") or 0) + (value(r, "ecn_reactions") or 0)
+                got = (value(r, "claimed_congestion") or 0) + (value(r, "ecn_reactions") or 0)
+                if n or r["_point"] in per_run:
+                    per_run[r["_point"]] = per_run.get(r["_point"], 0.0) + got
+        return list(per_run.values())
+
+    def signal(r: dict[str, Any]) -> float | None:
+        d, mk = value(r, "bottleneck.congestion_drop_rate"), value(r, "bottleneck.mark_rate")
+        return None if d is None and mk is None else (d or 0.0) + (mk or 0.0)
+
+    def pct(xs: list[float]) -> str:
+        return f"{statistics.median(xs) * 100:.2f}" if xs else "-"
 
     md = [
-        "Where a scheme lies above the oracle (CIs apart): the oracle is Reno that skips only "
-        "the medium's losses, so it bounds the schemes that answer congestion as Reno does. "
-        "The congestion each caused at the bottleneck queue (drops, CE marks; median per run) "
-        "and the congestion signals our schemes answered (from their counters; - for the "
-        "kernel's schemes) say which way it passed:",
+        "Why a scheme lies above the oracle (CIs apart), from the points: the oracle is Reno "
+        "that skips only the medium's losses, so it bounds the schemes that answer congestion "
+        "as Reno does. Per scheme above it: the congestion it caused at the bottleneck queue "
+        "(drops and CE marks, % of the packets there; median of the runs), and the congestion "
+        "responses our schemes counted (loss events taken for congestion and ECE answered, per "
+        "run; one response can cover several drops or marks of a round trip; - for the "
+        "kernel's schemes, which count none):",
         "",
-        "| PER | scheme | goodput (Mb/s) | congestion drops | CE marks | answered | reading |",
+        "| PER | scheme | goodput (Mb/s) | drops (%) | marks (%) | responses | reading |",
         "|---:|---|---:|---:|---:|---:|---|",
     ]
-    for per, best in above:
-        row: dict[str, dict[str, float | None]] = {}
-        for cc in (ORACLE, best):
-            pts = [r for r in recs if r["_level"] == "point" and r.get("cc") == cc
-                   and _eq(r.get("per"), per)]  # fmt: skip
-            flows = [r for r in recs if r["_level"] == "flow" and r.get("cc") == cc
-                     and _eq(r.get("per"), per)]  # fmt: skip
-            answered = [
-                {"n": (value(r, "claimed_congestion") or 0) + (value(r, "ecn_reactions") or 0)}
-                for r in flows
-                if (value(r, "decisions") or 0) + (value(r, "ecn_reactions") or 0) > 0
-            ]
-            row[cc] = {
-                "goodput": med(pts, "goodput_mbps"),
-                "drops": med(pts, "bottleneck.queue_drops"),
-                "marks": med(pts, "bottleneck.queue_marked"),
-                "answered": med(answered, "n") if answered else None,
-            }
-        o, b = row[ORACLE], row[best]
-        signals = [(x["drops"] or 0) + (x["marks"] or 0) for x in (o, b)]
-        ratio = signals[1] / signals[0] if signals[0] else math.inf
-        if b["answered"] == 0 and (b["drops"] or 0) > 0:
-            reading = "answered none of its congestion: took every loss for the medium's"
-        elif ratio >= 2:
-            reading = f"caused {ratio:.1f}x the oracle's congestion drops and marks"
-        else:
-            reading = f"about the oracle's congestion ({ratio:.1f}x), answered more gently"
-        if best in BACKOFF:
-            reading += f"; {BACKOFF[best]}"
-        for cc, x, text in ((ORACLE, o, "Reno's answer to congestion only"), (best, b, reading)):
+    done: set[str] = set()
+    for per, cc in above:
+        rows = [] if str(per) in done else [ORACLE]
+        done.add(str(per))
+        o_sig = [x for r in runs(ORACLE, per) if (x := signal(r)) is not None]
+        for name in [*rows, cc]:
+            rs = runs(name, per)
+            sig = [x for r in rs if (x := signal(r)) is not None]
+            resp = responses(name, per)
+            drops = cell_values(rs, "bottleneck.congestion_drop_rate")
+            reading = "Reno's answer to congestion only" if name == ORACLE else ""
+            if name != ORACLE:
+                reading = oracle_reading(name, sig, o_sig, resp, drops)
+            gp = cell_values(rs, "goodput_mbps")
             md.append(
-                f"| {fmt_axis(per, 'per')} | {cc} | {num(x['goodput'], '.3f')} "
-                f"| {num(x['drops'])} | {num(x['marks'])} | {num(x['answered'])} | {text} |"
+                f"| {fmt_axis(per, 'per')} | {name} "
+                f"| {statistics.median(gp) if gp else math.nan:.3f} | {pct(drops)} "
+                f"| {pct(cell_values(rs, 'bottleneck.mark_rate'))} "
+                f"| {f'{statistics.median(resp):.0f}' if resp else '-'} | {reading} |"
             )
     md.append("")
     return md
+
+
+def oracle_reading(
+    cc: str, sig: list[float], o_sig: list[float], resp: list[float], drops: list[float]
+) -> str:
+    """The reading of one scheme above the oracle: its congestion (drops +
+    marks per packet, medians of the runs) against the oracle's, and what it
+    answered."""
+    if resp and max(resp) == 0 and drops and statistics.median(drops) > 0:
+        text = "answered none of its congestion in any run: took every loss for the medium's"
+    elif not sig or not o_sig:
+        text = "congestion not measured"
+    else:
+        mine, theirs = statistics.median(sig), statistics.median(o_sig)
+        if theirs == 0:
+            text = "caused no congestion, nor did the oracle" if mine == 0 else (
+                "caused congestion where the oracle caused none")  # fmt: skip
+        else:
+            ratio = mine / theirs
+            band = (
+                "more congestion than" if ratio >= 2
+                else ("less congestion than" if ratio < 0.5 else "about as much congestion as")
+            )  # fmt: skip
+            text = f"caused {band} the oracle ({ratio:.1f}x its rate)"
+    return f"{text}; {BACKOFF[cc]}" if cc in BACKOFF else text
 
 
 # The product's safety and fairness criteria on the bottlenecks scenario
