@@ -1285,6 +1285,12 @@ def test_tcp_queueing_delay_above_the_paths_smallest_rtt() -> None:
     (pt,) = (r for r in report.records([*docs, mixed]) if r["_point"] == mixed["point"]
              and r["_level"] == "point")  # type: ignore[list-item]  # fmt: skip
     assert pt["scheme.tcp_qdelay_ms"] == pytest.approx(20.0) and pt["scheme.goodput_bps"] == 1e6
+    # a variant (soho's jersey-ack) beside Reno cross traffic: its flow, by label
+    variant = doc("x", 0, [("jersey-ack", "jersey", 130e3, 120e3), ("c1", "reno", 1e6, 100e3)])
+    variant["values"] = {"variant": "jersey-ack", "per": 0.0}
+    (pt,) = (r for r in report.records([*docs, variant]) if r["_point"] == variant["point"]
+             and r["_level"] == "point")  # type: ignore[list-item]  # fmt: skip
+    assert pt["scheme.tcp_qdelay_ms"] == pytest.approx(30.0) and pt["scheme.goodput_bps"] == 1e6
     # a scheme axis value none of the flows runs, flows of two others: nothing
     other = doc("bbr", 0, [("r1", "reno", 400e3, 100e3), ("c", "cubic", 120e3, 110e3)])
     (pt,) = (r for r in report.records([other]) if r["_level"] == "point")  # type: ignore[list-item]

@@ -176,7 +176,8 @@ def flow_qdelays(doc: PointRecord, base_rtt: dict[tuple[Any, ...], float]) -> di
 def scheme_of(doc: PointRecord, qdelays: dict[str, float]) -> dict[str, Any]:
     """``scheme.goodput_bps`` and ``scheme.tcp_qdelay_ms`` of the flows of the
     point's scheme (the value of its scheme axis, :data:`SCHEME_AXES`): the
-    flows of that congestion control, or every flow when all share one; their
+    flow labelled so (a variant's), else the flows of that congestion
+    control, else every flow when all share one; their
     goodput summed, their queueing delays (:func:`flow_qdelays`) averaged.
     Nothing when the point names no scheme or its flows mix others."""
     axis = next((a for a in SCHEME_AXES if a in doc["values"]), None)
@@ -185,11 +186,13 @@ def scheme_of(doc: PointRecord, qdelays: dict[str, float]) -> dict[str, Any]:
     want = str(doc["values"].get(axis)) if axis else None
     if axis is None or not flows:
         return {}
-    if want in ccs:
-        mine = [f for f in flows if str(f.get("cc")) == want]
-    elif len(ccs) == 1:
+    # a variant's flow by its label (soho's "jersey-ack" is jersey), else by its cc
+    mine = [f for f in flows if str(f.get("label")) == want] or [
+        f for f in flows if str(f.get("cc")) == want
+    ]
+    if not mine and len(ccs) == 1:
         mine = flows
-    else:
+    if not mine:
         return {}
     out: dict[str, Any] = {}
     gps = [f["goodput_bps"] for f in mine if isinstance(f.get("goodput_bps"), int | float)]
