@@ -1536,6 +1536,11 @@ def test_tick_labels_rotate_and_thin_when_crowded() -> None:
     shown, rot = report.tick_plan(many, 5.0)
     assert rot == 45 and 0 < sum(bool(t) for t in shown) <= 5.0 / report.ROTATED_IN + 1
     assert report.tick_plan(["0%", "1%"], 5.0, rotate=True)[1] == 45
+    # unevenly spaced ticks (log scale): one too close to the last kept is blank
+    sat = ["1e-07", "1e-06", "1e-05", "5e-05", "0.0001", "0.00012"]
+    at = [0.0, 1.6, 3.2, 4.3, 4.8, 4.93]
+    assert report.spaced_labels(sat, at, 0.25) == ["1e-07", "1e-06", "1e-05", "5e-05", "0.0001", ""]
+    assert report.spaced_labels(["a", "", "c"], [0.0, 1.0, 1.1], 0.25) == ["a", "", "c"]
 
 
 def _captured(monkeypatch: pytest.MonkeyPatch) -> list[Any]:

@@ -463,9 +463,24 @@ def tick_plan(labels: list[str], axis_in: float, rotate: bool = False) -> tuple[
     return [t if i % step == 0 else "" for i, t in enumerate(labels)], 45
 
 
+def spaced_labels(labels: list[str], at_in: list[float], min_in: float) -> list[str]:
+    """Blank every label closer than ``min_in`` inches (``at_in``: where each
+    tick is) to the last one kept, from the left: unevenly spaced ticks (a
+    log scale's 1e-4 and 1.2e-4) do not print over each other."""
+    out, last = [], -math.inf
+    for text, x in zip(labels, at_in, strict=True):
+        keep = bool(text) and x - last >= min_in
+        out.append(text if keep else "")
+        last = x if keep else last
+    return out
+
+
 def _xticks(ax: Any, pos: list[Any], labels: list[str], width_in: float, rotate: bool) -> None:
     shown, rot = tick_plan(labels, width_in * AXIS_SHARE, rotate)
     ax.set_xticks(pos)
+    if rot and len(pos) > 1:  # where the ticks fall, in inches (the layout may shrink it)
+        at = ax.transData.transform([(p, 0) for p in pos])[:, 0] / ax.figure.dpi
+        shown = spaced_labels(shown, [float(x) for x in at], ROTATED_IN / AXIS_SHARE)
     ax.set_xticklabels(shown, rotation=rot, ha="right" if rot else "center",
                        rotation_mode="anchor" if rot else "default")  # fmt: skip
 
