@@ -1561,9 +1561,10 @@ def oracle_explained(recs: list[dict[str, Any]], above: list[tuple[Any, str]]) -
             sig = [x for r in rs if (x := signal(r)) is not None]
             resp = responses(name, per)
             drops = cell_values(rs, "bottleneck.congestion_drop_rate")
-            reading = "Reno's answer to congestion only" if name == ORACLE else ""
-            if name != ORACLE:
-                reading = oracle_reading(name, sig, o_sig, resp, drops)
+            reading = (
+                "Reno's answer to congestion only" if name == ORACLE
+                else oracle_reading(name, sig, o_sig, resp, drops)
+            )  # fmt: skip
             gp = cell_values(rs, "goodput_mbps")
             md.append(
                 f"| {fmt_axis(per, 'per')} | {name} "
