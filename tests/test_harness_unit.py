@@ -1541,6 +1541,10 @@ def test_tick_labels_rotate_and_thin_when_crowded() -> None:
     at = [0.0, 1.6, 3.2, 4.3, 4.8, 4.93]
     assert report.spaced_labels(sat, at, 0.25) == ["1e-07", "1e-06", "1e-05", "5e-05", "0.0001", ""]
     assert report.spaced_labels(["a", "", "c"], [0.0, 1.0, 1.1], 0.25) == ["a", "", "c"]
+    # 14 schemes in one figure: 14 colours, the first ten matplotlib's own
+    colors = [report.series_color(i) for i in range(14)]
+    assert len({str(c) for c in colors}) == 14
+    assert report.series_color(3) == "C3" and "black" not in colors
 
 
 def _captured(monkeypatch: pytest.MonkeyPatch) -> list[Any]:

@@ -388,12 +388,24 @@ def _plt() -> Any:
     return plt
 
 
+# past matplotlib's ten colours: strong ones that differ from them (the paper
+# scenarios' 14 schemes would repeat a colour otherwise; black is the oracle's)
+EXTRA_COLORS = ("navy", "darkred", "darkgreen", "magenta", "saddlebrown", "teal", "gold",
+                "slategray", "lime", "indigo")  # fmt: skip
+
+
+def series_color(i: int) -> str:
+    """The colour of the i-th series of a figure."""
+    return f"C{i}" if i < 10 else EXTRA_COLORS[(i - 10) % len(EXTRA_COLORS)]
+
+
 def _style(i: int, name: str) -> dict[str, Any]:
     if name == ORACLE:
         return {"marker": "*", "linewidth": 2.0, "linestyle": ":", "color": "black",
                 "markersize": 7}  # fmt: skip
     ours = name.split("#")[0].split("-")[0] in OURS
     return {
+        "color": series_color(i),
         "marker": MARKERS[i % len(MARKERS)],
         "linewidth": 2.0 if ours else 1.2,
         "linestyle": "-" if ours else "--" if i % 2 else "-.",
@@ -673,7 +685,8 @@ def fig_scatter(
     drawn = False
     for ax, fv in zip(axs, facets, strict=True):
         frecs = [r for r in recs if fv is None or _eq(r.get(spec["facet"]), fv)]
-        for i, sv in enumerate(ordered((r.get(s_k) for r in frecs), axes.get(s_k))):
+        names = ordered((r.get(s_k) for r in frecs), axes.get(s_k))
+        for i, sv in enumerate(names):
             pairs = [
                 (vx, vy)
                 for r in frecs
@@ -686,7 +699,7 @@ def fig_scatter(
             drawn = True
             xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
             marker = MARKERS[i % len(MARKERS)]
-            color = f"C{i % 10}"
+            color = "black" if sv == ORACLE else series_color(i)
             ax.scatter(xs, ys, s=10, alpha=0.4, marker=marker, color=color)
             mx, xlo, xhi = error_bar(xs)
             my, ylo, yhi = error_bar(ys)
