@@ -1180,6 +1180,13 @@ def test_oracle_checks_against_the_best_other_scheme() -> None:
     assert rows[0].endswith("pass |")
     assert "below bbr (20.0 %, CIs apart)" in rows[1]
     assert rows[2].endswith("pass (within the CIs of jersey) |")
+    # the best by median has a wide CI that reaches the oracle's; the next is apart
+    wide = [rec("oracle", 0.2, run, 1.00 + run / 100) for run in range(5)]
+    wide += [rec("bbr", 0.2, run, (0.9, 1.2, 1.3, 1.4, 1.5)[run]) for run in range(5)]
+    wide += [rec("jersey", 0.2, run, 1.25 + run / 100) for run in range(5)]
+    (row,) = (r for r in report.oracle_checks("fig5_11", wide) if r.startswith("| 20% |")
+              and r.count("|") == 6)  # fmt: skip
+    assert "| bbr |" in row and row.endswith("below jersey (24.5 %, CIs apart) |")
     # no oracle measured: no table
     assert report.oracle_checks("fig5_11", [r for r in recs if r["cc"] != "oracle"]) == []
 

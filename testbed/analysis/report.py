@@ -1479,8 +1479,9 @@ def oracle_checks(name: str, recs: list[dict[str, Any]]) -> list[str]:
         above += [(per, cc) for cc in apart]
         if b["median"] <= o["median"]:
             verdict = "pass"
-        elif apart:
-            verdict = f"below {best} ({(b['median'] / o['median'] - 1) * 100:.1f} %, CIs apart)"
+        elif apart:  # the best whose CI is apart (the best by median may not be)
+            top = metrics.median_spread(others[apart[0]])["median"]
+            verdict = f"below {apart[0]} ({(top / o['median'] - 1) * 100:.1f} %, CIs apart)"
             if len(apart) > 1:
                 verdict += f"; {len(apart) - 1} more above it: {', '.join(apart[1:])}"
         else:
