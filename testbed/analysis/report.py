@@ -140,6 +140,11 @@ def records(docs: list[PointRecord]) -> list[dict[str, Any]]:
     return out
 
 
+def scheme_axis(keys: Iterable[str]) -> str | None:
+    """The sweep axis among ``keys`` that names the schemes (:data:`SCHEME_AXES`)."""
+    return next((a for a in SCHEME_AXES if a in keys), None)
+
+
 def _condition(doc: PointRecord) -> tuple[tuple[str, str], ...]:
     """A point's sweep values but its scheme and run: the path it measured."""
     return tuple(sorted((k, str(v)) for k, v in doc["values"].items() if k not in SCHEME_AXES))
@@ -151,11 +156,12 @@ def path_rtts(docs: list[PointRecord]) -> dict[tuple[Any, ...], float]:
     (iperf3's ``min_rtt_us``).  A flow's own minimum will not do: a scheme
     that fills the queue in slow start never sees the empty path again."""
     out: dict[tuple[Any, ...], float] = {}
-    for doc in docs:
+    for doc in (d for d in docs if d.get("status") == "ok"):
+        cond = _condition(doc)
         for f in doc.get("flows", []):
             low = f.get("min_rtt_us")
-            if doc.get("status") == "ok" and isinstance(low, int | float) and low > 0:
-                key = (_condition(doc), f.get("src"), f.get("dst"))
+            if isinstance(low, int | float) and low > 0:
+                key = (cond, f.get("src"), f.get("dst"))
                 out[key] = min(out.get(key, math.inf), float(low))
     return out
 
@@ -164,10 +170,10 @@ def flow_qdelays(doc: PointRecord, base_rtt: dict[tuple[Any, ...], float]) -> di
     """Per flow label, the queueing delay its TCP sender saw (ms): its mean
     smoothed RTT (iperf3's TCP_INFO samples) above its path's base RTT
     (:func:`path_rtts`); flows without RTTs have none."""
-    out = {}
+    out, cond = {}, _condition(doc)
     for f in doc.get("flows", []):
         mean = f.get("mean_rtt_us")
-        low = base_rtt.get((_condition(doc), f.get("src"), f.get("dst")))
+        low = base_rtt.get((cond, f.get("src"), f.get("dst")))
         if isinstance(mean, int | float) and low is not None and f.get("label"):
             out[str(f["label"])] = max(0.0, (mean - low) / 1e3)
     return out
@@ -180,7 +186,7 @@ def scheme_of(doc: PointRecord, qdelays: dict[str, float]) -> dict[str, Any]:
     control, else every flow when all share one; their
     goodput summed, their queueing delays (:func:`flow_qdelays`) averaged.
     Nothing when the point names no scheme or its flows mix others."""
-    axis = next((a for a in SCHEME_AXES if a in doc["values"]), None)
+    axis = scheme_axis(doc["values"])
     flows = doc["metrics"].get("flows", [])
     ccs = {str(f.get("cc")) for f in flows}
     want = str(doc["values"].get(axis)) if axis else None
@@ -685,8 +691,7 @@ def fig_scatter(
     drawn = False
     for ax, fv in zip(axs, facets, strict=True):
         frecs = [r for r in recs if fv is None or _eq(r.get(spec["facet"]), fv)]
-        names = ordered((r.get(s_k) for r in frecs), axes.get(s_k))
-        for i, sv in enumerate(names):
+        for i, sv in enumerate(ordered((r.get(s_k) for r in frecs), axes.get(s_k))):
             pairs = [
                 (vx, vy)
                 for r in frecs
@@ -735,7 +740,7 @@ def throughput_delay(
     (those with more than one).  Returns the records to draw (with that
     combination as ``_cond``), the figure's spec and its axes; None without
     a scheme axis or RTTs."""
-    axis = next((a for a in SCHEME_AXES if a in axes), None)
+    axis = scheme_axis(axes)
     if axis is None or any(f.get("kind") == "scatter" for f in figures):
         return None
     pts = [
@@ -1106,7 +1111,7 @@ def scorecard(
     against :data:`SCORECARD_BARS`; harm by :func:`harm_values` (no bar);
     accuracy with the loss decisions behind it.  "-": not measured here.
     Nothing for a scenario without a scheme axis."""
-    axis = next((a for a in SCHEME_AXES if a in axes), None)
+    axis = scheme_axis(axes)
     pts = [r for r in recs if r["_level"] == "point"]
     if axis is None or not pts:
         return [], {}
@@ -1565,12 +1570,9 @@ def oracle_explained(recs: list[dict[str, Any]], above: list[tuple[Any, str]]) -
         "| PER | scheme | goodput (Mb/s) | drops (%) | marks (%) | responses | reading |",
         "|---:|---|---:|---:|---:|---:|---|",
     ]
-    done: set[str] = set()
-    for per, cc in above:
-        rows = [] if str(per) in done else [ORACLE]
-        done.add(str(per))
+    for per in ordered(p for p, _ in above):
         o_sig = [x for r in runs(ORACLE, per) if (x := signal(r)) is not None]
-        for name in [*rows, cc]:
+        for name in [ORACLE, *(cc for p, cc in above if _eq(p, per))]:
             rs = runs(name, per)
             sig = [x for r in rs if (x := signal(r)) is not None]
             resp = responses(name, per)
