@@ -1674,6 +1674,30 @@ def test_scenario_page_takes_its_sweep_and_time_from_the_points() -> None:
     assert report.point_wall_s([{"values": {}}]) is None
 
 
+def test_a_scenario_page_names_the_module_parameters_a_variant_sets() -> None:
+    # reverse_aiad: jersey-ack loads tcp_jersey with estimator=ack, every other
+    # variant with ts; the page once showed the first point's (ts) as everyone's
+    def point(variant: str, estimator: str, nflows: int) -> Any:
+        mp = {"tcp_jersey": {"classify": "paper", "estimator": estimator}, "sch_cw": {}}
+        return {"values": {"variant": variant, "nflows": nflows},
+                "environment": {"module_params": mp}}  # fmt: skip
+
+    docs = [point(v, "ack" if v == "jersey-ack" else "ts", n)
+            for v in ("jersey-ack", "jersey-ts", "reno") for n in (1, 5)]  # fmt: skip
+    axes = {"variant": ["jersey-ack", "jersey-ts", "reno"], "nflows": [1, 5]}
+    line = report.module_params_line(docs, axes)
+    assert line == (
+        '- module parameters: `{"tcp_jersey": {"classify": "paper"}, "sch_cw": {}}`; set per '
+        "point: `tcp_jersey.estimator` ack in 2 points (variant jersey-ack), ts in 4 points "
+        "(variant jersey-ts, reno)"
+    )
+    same = [point("jersey", "auto", n) for n in (1, 5)]
+    assert report.module_params_line(same, {"nflows": [1, 5]}) == (
+        '- module parameters: `{"tcp_jersey": {"classify": "paper", "estimator": "auto"}, '
+        '"sch_cw": {}}`'
+    )
+
+
 def _two_invocations(sdir: Path) -> None:
     """fig5_11 points of two invocations with other ``--set`` subsets in
     ``sdir``, its scenario.json and status.json the last one's: first cc =

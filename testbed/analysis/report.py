@@ -993,6 +993,43 @@ def points_line(docs: list[PointRecord]) -> str:
     return f"- points: {len(docs)} ({', '.join(parts)})"
 
 
+def module_params_line(ok: list[PointRecord], axes: dict[str, list[Any]]) -> str:
+    """A scenario page's line of the module parameters its points ran with:
+    those all points share, then each parameter a sweep value sets (a
+    variant's ``estimator``), with the values of the sweep axes where each
+    setting, and only it, was used."""
+    params = [d.get("environment", {}).get("module_params", {}) for d in ok]
+    keys = sorted({(m, k) for p in params for m, kv in p.items() for k in kv})
+    keys += sorted({(m, "") for p in params for m in p})
+    common: dict[str, dict[str, Any]] = {}
+    varying: list[str] = []
+    for mod, key in keys:
+        if not key:
+            common.setdefault(mod, {})
+            continue
+        vals = [str(p.get(mod, {}).get(key, "-")) for p in params]
+        if len(set(vals)) == 1:
+            common.setdefault(mod, {})[key] = params[0][mod][key]
+            continue
+        groups: dict[str, list[PointRecord]] = {}
+        for v, d in zip(vals, ok, strict=True):
+            groups.setdefault(v, []).append(d)
+        parts = []
+        for v, ds in groups.items():
+            rest = [d for d in ok if d not in ds]
+            where = []
+            for a in axes:
+                mine = {fmt_axis(d.get("values", {}).get(a), a) for d in ds}
+                if mine.isdisjoint(fmt_axis(d.get("values", {}).get(a), a) for d in rest):
+                    where.append(f"{a} {', '.join(sorted(mine))}")
+            parts.append(f"{v} in {len(ds)} points" + (f" ({'; '.join(where)})" if where else ""))
+        varying.append(f"`{mod}.{key}` {', '.join(parts)}")
+    order = list(dict.fromkeys(m for p in params for m in p))
+    common = {m: common[m] for m in order}
+    line = f"- module parameters: `{json.dumps(common)}`"
+    return line + ("; set per point: " + "; ".join(varying) if varying else "")
+
+
 def point_wall_s(docs: list[PointRecord]) -> float | None:
     """The VM time of a scenario's points: the time during which at least one
     of them was running, the union of their intervals [started, started +
@@ -1205,7 +1242,6 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
     expected = [str(p) for p in meta.get("points", [])]
     counts["not yet"] = sum(p not in have for p in expected)
     ok = [d for d in docs if d.get("status") == "ok"]
-    env = ok[0].get("environment", {}) if ok else {}
     vers = ok[0].get("versions", {}) if ok else {}
     md = [f"# {resolved.get('title', name)}", ""]
     if resolved.get("paper"):
@@ -1234,7 +1270,7 @@ def build_scenario(out: Path, name: str, mixed: bool = False) -> dict[str, Any] 
         f"backend {ok[0].get('backend', '?') if ok else '?'}, "
         f"accel {ok[0].get('meta', {}).get('accel', '?') if ok else '?'}, "
         f"commit {', '.join(commits) or '?'}",
-        f"- module parameters: `{json.dumps(env.get('module_params', {}))}`",
+        module_params_line(ok, axes),
         f"- tools: {', '.join(f'{k} {v}' for k, v in vers.items())}",
     ]
     deaths = sorted((sdir / "guest-deaths").glob("*.log"))
