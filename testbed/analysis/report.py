@@ -999,33 +999,25 @@ def module_params_line(ok: list[PointRecord], axes: dict[str, list[Any]]) -> str
     variant's ``estimator``), with the values of the sweep axes where each
     setting, and only it, was used."""
     params = [d.get("environment", {}).get("module_params", {}) for d in ok]
-    keys = sorted({(m, k) for p in params for m, kv in p.items() for k in kv})
-    keys += sorted({(m, "") for p in params for m in p})
-    common: dict[str, dict[str, Any]] = {}
+    shown = {a: [fmt_axis(d.get("values", {}).get(a), a) for d in ok] for a in axes}
+    common: dict[str, dict[str, Any]] = {m: {} for p in params for m in p}
     varying: list[str] = []
-    for mod, key in keys:
-        if not key:
-            common.setdefault(mod, {})
-            continue
-        vals = [str(p.get(mod, {}).get(key, "-")) for p in params]
-        if len(set(vals)) == 1:
-            common.setdefault(mod, {})[key] = params[0][mod][key]
-            continue
-        groups: dict[str, list[PointRecord]] = {}
-        for v, d in zip(vals, ok, strict=True):
-            groups.setdefault(v, []).append(d)
-        parts = []
-        for v, ds in groups.items():
-            rest = [d for d in ok if d not in ds]
-            where = []
-            for a in axes:
-                mine = {fmt_axis(d.get("values", {}).get(a), a) for d in ds}
-                if mine.isdisjoint(fmt_axis(d.get("values", {}).get(a), a) for d in rest):
-                    where.append(f"{a} {', '.join(sorted(mine))}")
-            parts.append(f"{v} in {len(ds)} points" + (f" ({'; '.join(where)})" if where else ""))
-        varying.append(f"`{mod}.{key}` {', '.join(parts)}")
-    order = list(dict.fromkeys(m for p in params for m in p))
-    common = {m: common[m] for m in order}
+    for mod in common:
+        for key in sorted({k for p in params for k in p.get(mod, {})}):
+            vals = [str(p.get(mod, {}).get(key, "-")) for p in params]
+            if len(set(vals)) == 1:
+                common[mod][key] = params[0][mod][key]
+                continue
+            parts = []
+            for v in dict.fromkeys(vals):
+                where = []
+                for a, col in shown.items():
+                    mine = {x for x, w in zip(col, vals, strict=True) if w == v}
+                    if mine.isdisjoint(x for x, w in zip(col, vals, strict=True) if w != v):
+                        where.append(f"{a} {', '.join(sorted(mine))}")
+                place = f" ({'; '.join(where)})" if where else ""
+                parts.append(f"{v} in {vals.count(v)} points{place}")
+            varying.append(f"`{mod}.{key}` {', '.join(parts)}")
     line = f"- module parameters: `{json.dumps(common)}`"
     return line + ("; set per point: " + "; ".join(varying) if varying else "")
 
