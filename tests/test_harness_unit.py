@@ -1795,3 +1795,10 @@ def test_a_point_that_measured_nothing_is_an_error() -> None:
     udp[0]["runs"].append({"bytes": 10})
     assert harness.point_status([], udp)[0] == "ok"
     assert harness.point_status([], []) == ("ok", [])
+
+
+def test_a_page_says_one_point_at_a_time_in_words() -> None:
+    one = [{"parallel": 1}, {"parallel": 1}]
+    assert report.at_a_time(one, 2) == "one point at a time"  # type: ignore[arg-type]
+    assert report.at_a_time([{"parallel": 4}], 4) == "4 points at a time"  # type: ignore[arg-type]
+    assert report.at_a_time([], 3) == "3 points at a time"

@@ -2028,7 +2028,8 @@ def at_a_time(docs: list[PointRecord], parallel: int) -> str:
     Mininet's cap may have run some fewer than the scenario's ``parallel``)."""
     n = Counter(int(d.get("parallel", parallel)) for d in docs)
     if len(n) <= 1:
-        return f"{next(iter(n), parallel)} points at a time"
+        k = next(iter(n), parallel)
+        return "one point at a time" if k == 1 else f"{k} points at a time"
     return "points at a time: " + ", ".join(
         f"{k} ({c} points)" for k, c in sorted(n.items(), reverse=True)
     )
