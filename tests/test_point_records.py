@@ -237,6 +237,9 @@ def test_resume_by_a_compact_record_of_the_same_identity_commit_and_kernel(
     compact.write(rec, doc)
     assert not harness.point_file(tmp_path, p).exists()
     assert harness.point_done(tmp_path, p, KERNEL, HEAD)
+    # its concurrency (4 at a time) when asked for, and only that
+    assert harness.point_done(tmp_path, p, KERNEL, HEAD, at_once=4)
+    assert not harness.point_done(tmp_path, p, KERNEL, HEAD, at_once=1)
     # another commit, uncommitted changes, another kernel: run again
     assert not harness.point_done(tmp_path, p, KERNEL, {**HEAD, "commit": "b" * 40})
     assert not harness.point_done(tmp_path, p, KERNEL, {**HEAD, "dirty": "yes"})
@@ -272,13 +275,15 @@ def test_the_runner_skips_points_that_have_only_their_compact_record(
     pts = {p.id: p for p in sc.points()}
     assert sorted(pts) == ["per=0,run=0", "per=0,run=1", "per=0.01,run=0", "per=0.01,run=1"]
     kernel = platform.release()  # the runner's kernel
-    for pid, identity, meta in (
-        ("per=0,run=0", pts["per=0,run=0"].identity, HEAD),  # done
-        ("per=0,run=1", pts["per=0,run=1"].identity, {**HEAD, "commit": "b" * 40}),
-        ("per=0.01,run=0", "f" * 16, HEAD),  # another identity
+    for pid, identity, meta, at_once in (
+        ("per=0,run=0", pts["per=0,run=0"].identity, HEAD, 1),  # done
+        ("per=0,run=1", pts["per=0,run=1"].identity, {**HEAD, "commit": "b" * 40}, 1),
+        ("per=0.01,run=0", "f" * 16, HEAD, 1),  # another identity
+        # done, but two points at a time where the scenario runs one
+        ("per=0.01,run=1", pts["per=0.01,run=1"].identity, HEAD, 2),
     ):
         doc = full_point("reno", 0.0, 0, 1.5e6, identity=identity, kernel=kernel, meta=meta)
-        compact.write(harness.record_file(out, pts[pid]), doc)
+        compact.write(harness.record_file(out, pts[pid]), {**doc, "parallel": at_once})
     status = harness.Runner(out, None, "netns", dict(HEAD)).run_scenario(sc)
     assert sorted(ran) == ["per=0,run=1", "per=0.01,run=0", "per=0.01,run=1"]
     assert (status["skipped"], status["ok"]) == (1, 3)

@@ -239,12 +239,16 @@ def done(
     point: scenario.Point,
     kernel: str | None = None,
     meta: Mapping[str, Any] | None = None,
+    at_once: int | None = None,
 ) -> bool:
     """Has this point a finished result (status ok) of the same identity
     (:attr:`testbed.run.scenario.Point.identity`) on this kernel, measured
-    with this code (:func:`same_code`, @meta: the run's git commit)?  A result
-    of another spec, duration, module parameters, overrides, kernel or commit
-    is run again (and replaced)."""
+    with this code (:func:`same_code`, @meta: the run's git commit) and, if
+    @at_once is given, that many points at a time?  A result of another spec,
+    duration, module parameters, overrides, kernel, commit or concurrency is
+    run again (and replaced).  Concurrency is not part of the identity (it
+    should not change a result: the calibration checks that it does not), so
+    a point's pages and its calibration compare points of one identity."""
     if not path.exists():
         return False
     try:
@@ -256,6 +260,7 @@ def done(
         and doc.get("identity") == point.identity
         and doc.get("versions", {}).get("kernel") == (kernel or platform.release())
         and same_code(doc.get("meta") or {}, meta or {})
+        and (at_once is None or doc.get("parallel") == at_once)
     )
 
 
@@ -264,6 +269,7 @@ def point_done(
     point: scenario.Point,
     kernel: str | None = None,
     meta: Mapping[str, Any] | None = None,
+    at_once: int | None = None,
 ) -> bool:
     """Is ``point`` :func:`done` in ``out``: by its full JSON, or where that
     is missing (a fresh clone: ``runs/`` is not tracked) by its compact
@@ -271,7 +277,7 @@ def point_done(
     path = point_file(out, point)
     if not path.exists():
         path = record_file(out, point)
-    return done(path, point, kernel, meta)
+    return done(path, point, kernel, meta, at_once)
 
 
 def write_json(path: Path, doc: Mapping[str, object]) -> None:
@@ -510,7 +516,7 @@ class Runner:
         counts = {"ok": 0, "skipped": 0, "unavailable": 0, "error": 0, "deferred": 0}
         todo: list[scenario.Point] = []
         for p in points:
-            if point_done(self.out, p, meta=self.meta):
+            if point_done(self.out, p, meta=self.meta, at_once=p.concurrency(parallel)):
                 counts["skipped"] += 1
             else:
                 todo.append(p)
