@@ -289,6 +289,39 @@ def test_the_runner_skips_points_that_have_only_their_compact_record(
     assert (status["skipped"], status["ok"]) == (1, 3)
 
 
+def test_a_point_run_on_a_contended_host_is_an_error_that_resume_repeats(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The host's CPU stolen for 1 % or more of a run (testbed/vm's guest
+    slows with it): the point is an error, so the next run repeats it."""
+    sc = scenario.load(_write(tmp_path, GOOD))
+    _stub_the_vm_side(monkeypatch)
+    monkeypatch.setattr(harness, "versions", lambda: {"kernel": platform.release()})
+    steal = {"per=0,run=0": 0.03, "per=0.01,run=0": 0.004}
+    calls: list[str] = []
+
+    def run_trial(trial: Any, tracer: Any) -> dict[str, Any]:
+        fake = fake_point("reno", 0.0, 0, 1.5e6)
+        pid = "per=0.01,run=0" if trial.links[1].loss else "per=0,run=0"
+        calls.append(pid)
+        cpu = {"busy": 0.5, "steal": 0.0, "host_busy": 0.6, "host_steal": steal[pid]}
+        return {k: fake[k] for k in ("flows", "links", "links_config")} | {"cpu": cpu}
+
+    monkeypatch.setattr(harness, "run_trial", run_trial)
+    out = tmp_path / "out"
+    status = harness.Runner(out, None, "netns", dict(HEAD)).run_scenario(sc)
+    assert (status["ok"], status["error"]) == (1, 1)
+    bad = json.loads((out / "bad" / "runs" / "per=0,run=0.json").read_text())
+    assert bad["status"] == "error"
+    assert bad["error"].startswith("host CPU steal 3.0% over the run (at most 1%)")
+    assert metrics.contended({"host_steal": 0.0099}) is None
+    assert metrics.contended({"cpu_busy": 0.9}) is None  # not in testbed/vm: nothing to judge
+    # the same command again: the contended point runs, the other is done
+    calls.clear()
+    status = harness.Runner(out, None, "netns", dict(HEAD)).run_scenario(sc)
+    assert calls == ["per=0,run=0"] and status["skipped"] == 1
+
+
 def test_fresh_deletes_the_compact_records_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -347,6 +347,26 @@ def impossible(m: Mapping[str, Any], capacity_bps: float) -> str | None:
     return None
 
 
+# a point whose run saw the host's CPU stolen this much or more measured the
+# host's contention, not only its path (testbed/vm: under TCG the guest's
+# clock and packets slow with it; 2.7-9.2 % steal cost fairness points 20-37 %
+# of their goodput): it is an error, which the next run of its command repeats
+HOST_STEAL_MAX = 0.01
+
+
+def contended(m: Mapping[str, Any]) -> str | None:
+    """Why a trial's numbers measured a contended host (its host steal,
+    :data:`HOST_STEAL_MAX`), or None (no steal recorded: not in a VM of
+    testbed/vm, or a point from before the host's CPU was read)."""
+    steal = m.get("host_steal")
+    if steal is None or steal < HOST_STEAL_MAX:
+        return None
+    return (
+        f"host CPU steal {steal:.1%} over the run (at most {HOST_STEAL_MAX:.0%}): "
+        "the host was contended; the next run of the same command repeats this point"
+    )
+
+
 def point_metrics(result: PointRecord) -> dict[str, Any]:
     """Every metric of one trial (see the module docstring)."""
     spec = result.get("spec", {})

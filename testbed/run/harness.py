@@ -660,9 +660,11 @@ class Runner:
             doc["metrics"] = metrics.point_metrics(doc)
             doc["status"], errors = point_status(doc["flows"], doc.get("traffic") or [])
             m = doc["metrics"]
-            if m.get("impossible"):  # a bug to find, not a number to plot
-                doc["status"], doc["error"] = "error", m["impossible"]
-                errors.append(m["impossible"])
+            # goodput above capacity: a bug to find, not a number to plot; a
+            # contended host: its load measured, not only the path
+            refused = m.get("impossible") or metrics.contended(m)
+            if refused:
+                doc["status"], doc["error"] = "error", refused
             line = f"goodput {m['goodput_bps'] / 1e6:.3f} Mb/s"
             if m.get("accuracy") is not None:
                 line += f", accuracy {m['accuracy']:.2f}"
@@ -672,6 +674,8 @@ class Runner:
                 line += f", host steal {m['host_steal']:.0%}"
             if errors:
                 line += f", {len(errors)} flow errors: {errors[0]}"
+            if refused:
+                line += f", ERROR {refused}"
         except Exception as e:  # a failed point must not stop the sweep
             if barrier is not None:
                 barrier.abort()  # nor keep the rest of its wave waiting
