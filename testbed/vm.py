@@ -20,9 +20,11 @@ to test ``make install`` and autoloading); everything else is the same: the
 kernel's own modules are preloaded and every available congestion control is
 allowed in network namespaces.
 
-While the guest runs, the host's aggregate ``cpu`` line of /proc/stat is
-copied once a second into ``build/`` (:class:`HostStatSampler`), where the
-guest's trials read it to record the host's CPU steal next to their own.
+While the guest runs, the host's aggregate ``cpu`` line of /proc/stat, and
+the CPU time of the VM's own processes (QEMU and virtme-ng), are copied once
+a second into ``build/`` (:class:`HostStatSampler`), where the guest's trials
+read them to record the host's CPU steal and what else the host ran next to
+their own load.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from testbed import kernels
@@ -162,7 +164,14 @@ def wait_guarded(proc: subprocess.Popen[bytes], timeout: float, started: Path | 
             return proc.wait(timeout=step)
 
 
-def run_guarded(argv: list[str], timeout: float, started: Path | None = None) -> int:
+def run_guarded(
+    argv: list[str],
+    timeout: float,
+    started: Path | None = None,
+    on_start: Callable[[int], None] | None = None,
+) -> int:
+    """argv in a session of its own (whose id, its pid, goes to @on_start),
+    guarded (:func:`wait_guarded`), its output pumped, then killed."""
     env = dict(os.environ, PATH=f"{TOP / '.venv' / 'bin'}:{os.environ.get('PATH', '')}")
     # QEMU opens the guest's stdout and stderr as /proc/self/fd/{1,2} with
     # O_TRUNC: redirected to a file (`testbed/vm ... >> log`), that file
@@ -176,6 +185,8 @@ def run_guarded(argv: list[str], timeout: float, started: Path | None = None) ->
         stdout=ends[1][1] if 1 in ends else None,
         stderr=ends[2][1] if 2 in ends else None,
     )
+    if on_start is not None:
+        on_start(proc.pid)
     pumps = []
     for fd, (r, w) in ends.items():
         os.close(w)
@@ -267,29 +278,66 @@ def vng_argv(
 HOST_STAT_EVERY = 1.0
 
 
+def session_ticks(sid: int, proc: Path = Path("/proc")) -> int:
+    """The CPU time (user + system, in clock ticks, /proc/stat's unit) of the
+    live processes of session @sid: the VM's (run_guarded starts virtme-ng
+    and so QEMU in a session of their own)."""
+    ticks = 0
+    for d in proc.iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            text = (d / "stat").read_text()
+        except OSError:  # gone since the listing
+            continue
+        # after "pid (comm) ": state ppid pgrp session ... utime stime (fields 3-15)
+        fields = text[text.rindex(")") + 2 :].split()
+        if int(fields[3]) == sid:
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks
+
+
 class HostStatSampler:
     """While entered, copies the first line of ``stat`` (the host's aggregate
-    ``cpu`` line) and the time to ``out`` every ``every`` s, as ``cpu ...``
-    then ``time <unix time>``, replacing the file atomically; removes it on
-    exit.  ``out`` lies in the guest's read-write share (build/), and
-    guest-init.sh --host-stat names it to the guest's programs
-    (testbed.measure.monitors.CpuMeter reads it)."""
+    ``cpu`` line), once the VM runs (:meth:`watch`) its processes' CPU time
+    (:func:`session_ticks`), and the time to ``out`` every ``every`` s, as
+    ``cpu ...``, ``vm <ticks>`` and ``time <unix time>``, replacing the file
+    atomically; removes it on exit.  ``out`` lies in the guest's read-write
+    share (build/), and guest-init.sh --host-stat names it to the guest's
+    programs (testbed.measure.monitors.CpuMeter reads it)."""
 
     def __init__(
-        self, out: Path, stat: Path = Path("/proc/stat"), every: float = HOST_STAT_EVERY
+        self,
+        out: Path,
+        stat: Path = Path("/proc/stat"),
+        every: float = HOST_STAT_EVERY,
+        proc: Path = Path("/proc"),
     ) -> None:
         self.out = out
         self.stat = stat
         self.every = every
+        self.proc = proc
+        self.session: int | None = None
         self._tmp = out.with_name(f"{out.name}.tmp")
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()  # one writer of the temporary file
+
+    def watch(self, sid: int) -> None:
+        """From now on, copy the CPU time of session @sid (a VM booted again
+        has a new one: its QEMU's ticks start again, within the trials' runs
+        never, as a boot attempt that got as far as a trial is not retried)."""
+        self.session = sid
+        self.sample()
 
     def sample(self) -> None:
-        with self.stat.open() as f:
-            line = f.readline().rstrip("\n")
-        self._tmp.write_text(f"{line}\ntime {time.time():.3f}\n")
-        os.replace(self._tmp, self.out)
+        with self._lock:
+            with self.stat.open() as f:
+                line = f.readline().rstrip("\n")
+            sid = self.session
+            vm = "" if sid is None else f"vm {session_ticks(sid, self.proc)}\n"
+            self._tmp.write_text(f"{line}\n{vm}time {time.time():.3f}\n")
+            os.replace(self._tmp, self.out)
 
     def _loop(self) -> None:
         while not self._stop.wait(self.every):
@@ -434,23 +482,25 @@ def run(args: argparse.Namespace, cmd: list[str]) -> int:
     host_stat = TOP / "build" / f".vm-host-stat-{os.getpid()}"
     cmd, script = short_command(cmd, TOP / "build" / f".vm-command-{os.getpid()}.sh")
     try:
-        with HostStatSampler(host_stat):
-            return boot(args, abi, acc, cmd, started, klog, host_stat)
+        with HostStatSampler(host_stat) as sampler:
+            return boot(args, abi, acc, cmd, started, klog, host_stat, sampler.watch)
     finally:
         if script is not None:
             script.unlink(missing_ok=True)
 
 
 def boot(args: argparse.Namespace, abi: str, acc: str, cmd: list[str], started: Path,
-         klog: Path, host_stat: Path | None = None) -> int:  # fmt: skip
-    """Boot the guest and run cmd, again when the guest did not come up."""
+         klog: Path, host_stat: Path | None = None,
+         on_start: Callable[[int], None] | None = None) -> int:  # fmt: skip
+    """Boot the guest and run cmd, again when the guest did not come up
+    (@on_start: :func:`run_guarded`'s, at every boot)."""
     for attempt in range(1, BOOT_ATTEMPTS + 1):
         started.unlink(missing_ok=True)
         t0 = time.monotonic()
         argv = vng_argv(
             abi, acc, cmd, args.cpus, args.memory, args.verbose, args.bare, started, klog, host_stat
         )
-        rc = run_guarded(argv, args.timeout, started)
+        rc = run_guarded(argv, args.timeout, started, on_start)
         wall = time.monotonic() - t0
         came_up = started.exists()
         started.unlink(missing_ok=True)

@@ -461,6 +461,30 @@ def test_the_host_cpu_line_is_copied_for_the_guest_while_it_runs(tmp_path: Path)
         assert _wait_for(lambda: not out.exists())
 
 
+def test_the_copy_carries_the_vms_own_cpu_time_once_it_runs(tmp_path: Path) -> None:
+    """testbed/vm adds the CPU time of the VM's session (QEMU's) to the copy,
+    from which a trial tells the VM's share of the host from the rest."""
+    from testbed.measure.monitors import vm_ticks
+
+    proc = tmp_path / "proc"
+    for pid, sid, utime, stime in ((10, 7, 300, 50), (11, 7, 20, 5), (12, 9, 999, 999)):
+        d = proc / str(pid)
+        d.mkdir(parents=True)
+        # a comm with a space and a parenthesis, as a process may name itself
+        head = f"{pid} (qemu (x) y) S 1 {sid} {sid} 0 -1 4194560 0 0 0 0"
+        (d / "stat").write_text(f"{head} {utime} {stime} 0 0 20 0 3 0 100 0 0\n")
+    (proc / "self").mkdir()
+    assert vm.session_ticks(7, proc) == 375 and vm.session_ticks(9, proc) == 1998
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  100 0 50 800 50 0 0 7 0 0\n")
+    out = tmp_path / "share" / "host-stat"
+    with vm.HostStatSampler(out, stat, every=0.05, proc=proc) as sampler:
+        assert vm_ticks(str(out)) is None  # before the VM runs
+        sampler.watch(7)
+        assert out.read_text().splitlines()[1] == "vm 375"
+        assert vm_ticks(str(out)) == 375
+
+
 def test_vm_boots_again_only_when_the_guest_never_came_up(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -469,13 +493,22 @@ def test_vm_boots_again_only_when_the_guest_never_came_up(
     copies: list[Path] = []
 
     def fake(outcomes: list[tuple[int, bool]]):  # (exit status, guest started)
-        def run_guarded(argv: list[str], timeout: float, started: Path | None = None) -> int:
+        def run_guarded(
+            argv: list[str],
+            timeout: float,
+            started: Path | None = None,
+            on_start: Callable[[int], None] | None = None,
+        ) -> int:
             rc, up = outcomes[len(calls)]
             calls.append(argv)
             cmd = argv[argv.index("--exec") + 1].split()
             # the guest is told where the host's CPU times are, and they are there
             copies.append(Path(cmd[cmd.index("--host-stat") + 1]))
             assert copies[-1].read_text().startswith("cpu ")
+            # with the VM's CPU time, once its session is known (here: ours)
+            assert on_start is not None
+            on_start(os.getsid(0))
+            assert "\nvm " in copies[-1].read_text()
             if up:
                 Path(cmd[cmd.index("--started") + 1]).touch()
             return rc

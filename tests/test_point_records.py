@@ -315,6 +315,10 @@ def test_a_point_run_on_a_contended_host_is_an_error_that_resume_repeats(
     assert bad["status"] == "error"
     assert bad["error"].startswith("host CPU steal 3.0% over the run (at most 1%)")
     assert metrics.contended({"host_steal": 0.0099}) is None
+    # the host busy with other work (a test suite next to the VM)
+    why = metrics.contended({"host_steal": 0.0, "host_other": 0.25})
+    assert why is not None and why.startswith("the host ran other processes for 25.0% of its CPU")
+    assert metrics.contended({"host_steal": 0.0, "host_other": -0.04}) is None  # an idle host
     assert metrics.contended({"cpu_busy": 0.9}) is None  # not in testbed/vm: nothing to judge
     # the same command again: the contended point runs, the other is done
     calls.clear()

@@ -13,7 +13,10 @@
   fractions over a trial (``/proc/stat``), which every point records: under
   TCG a saturated guest delays packets and ACKs.  :class:`CpuMeter` adds the
   host's (``host_busy``, ``host_steal``) in testbed/vm's guest, whose own
-  steal stays 0 under TCG while the hypervisor below takes the host's CPU.
+  steal stays 0 under TCG while the hypervisor below takes the host's CPU,
+  and the VM's own share of it (``host_vm``: QEMU's CPU time), so that
+  ``host_other`` = busy - VM is what else the host ran (a build, a test
+  suite) that the guest, slowed with its host, measured too.
 
 Sampling costs CPU under TCG; intervals of 0.2-0.5 s keep it small.
 """
@@ -44,6 +47,17 @@ def cpu_times(stat: str = "/proc/stat") -> list[int]:
     return [int(x) for x in fields[1:9]]
 
 
+def vm_ticks(copy: str) -> int | None:
+    """The VM's CPU time (clock ticks) in testbed/vm's copy of the host's CPU
+    line (its ``vm <ticks>`` line), or None (an older testbed/vm, no VM yet)."""
+    with open(copy) as f:
+        for line in f:
+            key, _, value = line.partition(" ")
+            if key == "vm":
+                return int(value)
+    return None
+
+
 def cpu_load(before: list[int], after: list[int]) -> dict[str, float]:
     """Busy (neither idle nor iowait) and steal fractions of the CPU time
     between two :func:`cpu_times`."""
@@ -71,13 +85,14 @@ class CpuMeter:
         self.stat = stat
         self.host_stat = host_stat if host_stat is not None else os.environ.get(HOST_STAT_ENV)
         self._before: list[int] = []
-        self._host_before: list[int] | None = None
+        self._host_before: tuple[list[int], int | None] | None = None
 
-    def _host_times(self) -> list[int] | None:
+    def _host_times(self) -> tuple[list[int], int | None] | None:
+        """The host's cpu line and the VM's ticks, read from one copy."""
         if not self.host_stat:
             return None
         try:
-            return cpu_times(self.host_stat)
+            return cpu_times(self.host_stat), vm_ticks(self.host_stat)
         except (OSError, RuntimeError, ValueError):
             return None
 
@@ -86,13 +101,22 @@ class CpuMeter:
         self._host_before = self._host_times()
 
     def stop(self) -> dict[str, float]:
-        """``busy`` and ``steal`` (:func:`cpu_load`), and ``host_busy`` and
-        ``host_steal`` if the host's copy was read at both ends."""
+        """``busy`` and ``steal`` (:func:`cpu_load`); ``host_busy`` and
+        ``host_steal`` if the host's copy was read at both ends, and
+        ``host_vm`` and ``host_other`` if both had the VM's ticks."""
         out = cpu_load(self._before, cpu_times(self.stat))
         host_after = self._host_times()
-        if self._host_before is not None and host_after is not None:
-            host = cpu_load(self._host_before, host_after)
-            out |= {"host_busy": host["busy"], "host_steal": host["steal"]}
+        if self._host_before is None or host_after is None:
+            return out
+        (times0, vm0), (times1, vm1) = self._host_before, host_after
+        host = cpu_load(times0, times1)
+        out |= {"host_busy": host["busy"], "host_steal": host["steal"]}
+        total = sum(times1) - sum(times0)
+        if vm0 is not None and vm1 is not None and total > 0:
+            # the VM's share of all the host's CPU time; the rest of its busy
+            # time went to other processes (or to the hypervisor: steal)
+            out["host_vm"] = round((vm1 - vm0) / total, 4)
+            out["host_other"] = round(host["busy"] - out["host_vm"], 4)
         return out
 
 

@@ -672,6 +672,8 @@ class Runner:
                 line += f", cpu {m['cpu_busy']:.0%}"
             if m.get("host_steal") is not None:
                 line += f", host steal {m['host_steal']:.0%}"
+            if m.get("host_other") is not None:
+                line += f", host other {m['host_other']:.0%}"
             if errors:
                 line += f", {len(errors)} flow errors: {errors[0]}"
             if refused:
