@@ -1020,11 +1020,11 @@ def test_a_trial_records_the_hosts_cpu_next_to_the_guests(
     # 1000 jiffies: 300 user + 100 system + 250 steal busy, 300 idle + 50 iowait
     host.write_text("cpu  1300 0 600 8300 450 0 0 350 0 0\ntime 1700000001.000\n")
     assert meter.stop() == {"busy": 0.6, "steal": 0.05, "host_busy": 0.65, "host_steal": 0.25}
-    # with the VM's own ticks (testbed/vm's vm line): of the host's 65 % busy,
-    # QEMU's 500 of 1000 ticks are 50 %; the other 15 % went elsewhere
-    host.write_text("cpu  1000 0 500 8000 400 0 0 100 0 0\nvm 7000\ntime 1700000000.000\n")
+    # with the VM's processes' ticks and all processes' (testbed/vm's vm
+    # line): of the host's 1000 ticks QEMU ran 500, the other processes 150
+    host.write_text("cpu  1000 0 500 8000 400 0 0 100 0 0\nvm 7000 9000\ntime 1700000000.000\n")
     meter.start()
-    host.write_text("cpu  1300 0 600 8300 450 0 0 350 0 0\nvm 7500\ntime 1700000001.000\n")
+    host.write_text("cpu  1300 0 600 8300 450 0 0 350 0 0\nvm 7500 9650\ntime 1700000001.000\n")
     got = meter.stop()
     assert (got["host_vm"], got["host_other"]) == (0.5, 0.15)
     # a copy gone by the end (testbed/vm stopped copying), one never there,

@@ -467,22 +467,24 @@ def test_the_copy_carries_the_vms_own_cpu_time_once_it_runs(tmp_path: Path) -> N
     from testbed.measure.monitors import vm_ticks
 
     proc = tmp_path / "proc"
-    for pid, sid, utime, stime in ((10, 7, 300, 50), (11, 7, 20, 5), (12, 9, 999, 999)):
+    # pid, session, utime, stime, and the children it reaped (cutime, cstime)
+    for pid, sid, ticks in ((10, 7, "300 50 0 0"), (11, 7, "20 5 1 2"), (12, 9, "900 90 8 1")):
         d = proc / str(pid)
         d.mkdir(parents=True)
         # a comm with a space and a parenthesis, as a process may name itself
         head = f"{pid} (qemu (x) y) S 1 {sid} {sid} 0 -1 4194560 0 0 0 0"
-        (d / "stat").write_text(f"{head} {utime} {stime} 0 0 20 0 3 0 100 0 0\n")
+        (d / "stat").write_text(f"{head} {ticks} 20 0 3 0 100 0 0\n")
     (proc / "self").mkdir()
-    assert vm.session_ticks(7, proc) == 375 and vm.session_ticks(9, proc) == 1998
+    assert vm.process_ticks(7, proc) == (378, 1377)
+    assert vm.process_ticks(9, proc) == (999, 1377)
     stat = tmp_path / "stat"
     stat.write_text("cpu  100 0 50 800 50 0 0 7 0 0\n")
     out = tmp_path / "share" / "host-stat"
     with vm.HostStatSampler(out, stat, every=0.05, proc=proc) as sampler:
         assert vm_ticks(str(out)) is None  # before the VM runs
         sampler.watch(7)
-        assert out.read_text().splitlines()[1] == "vm 375"
-        assert vm_ticks(str(out)) == 375
+        assert out.read_text().splitlines()[1] == "vm 378 1377"
+        assert vm_ticks(str(out)) == (378, 1377)
 
 
 def test_vm_boots_again_only_when_the_guest_never_came_up(

@@ -14,9 +14,9 @@
   TCG a saturated guest delays packets and ACKs.  :class:`CpuMeter` adds the
   host's (``host_busy``, ``host_steal``) in testbed/vm's guest, whose own
   steal stays 0 under TCG while the hypervisor below takes the host's CPU,
-  and the VM's own share of it (``host_vm``: QEMU's CPU time), so that
-  ``host_other`` = busy - VM is what else the host ran (a build, a test
-  suite) that the guest, slowed with its host, measured too.
+  and the VM's own share of it (``host_vm``: QEMU's CPU time) and that of
+  every other process (``host_other``: a build, a test suite), which the
+  guest, slowed with its host, measured too.
 
 Sampling costs CPU under TCG; intervals of 0.2-0.5 s keep it small.
 """
@@ -47,14 +47,15 @@ def cpu_times(stat: str = "/proc/stat") -> list[int]:
     return [int(x) for x in fields[1:9]]
 
 
-def vm_ticks(copy: str) -> int | None:
-    """The VM's CPU time (clock ticks) in testbed/vm's copy of the host's CPU
-    line (its ``vm <ticks>`` line), or None (an older testbed/vm, no VM yet)."""
+def vm_ticks(copy: str) -> tuple[int, int] | None:
+    """The CPU time (clock ticks) of the VM's processes and of all the
+    host's, from testbed/vm's copy of the host's CPU line (its ``vm <ticks>
+    <ticks>`` line), or None (an older testbed/vm, no VM yet)."""
     with open(copy) as f:
         for line in f:
-            key, _, value = line.partition(" ")
-            if key == "vm":
-                return int(value)
+            key, *values = line.split()
+            if key == "vm" and len(values) == 2:
+                return int(values[0]), int(values[1])
     return None
 
 
@@ -85,9 +86,9 @@ class CpuMeter:
         self.stat = stat
         self.host_stat = host_stat if host_stat is not None else os.environ.get(HOST_STAT_ENV)
         self._before: list[int] = []
-        self._host_before: tuple[list[int], int | None] | None = None
+        self._host_before: tuple[list[int], tuple[int, int] | None] | None = None
 
-    def _host_times(self) -> tuple[list[int], int | None] | None:
+    def _host_times(self) -> tuple[list[int], tuple[int, int] | None] | None:
         """The host's cpu line and the VM's ticks, read from one copy."""
         if not self.host_stat:
             return None
@@ -113,10 +114,10 @@ class CpuMeter:
         out |= {"host_busy": host["busy"], "host_steal": host["steal"]}
         total = sum(times1) - sum(times0)
         if vm0 is not None and vm1 is not None and total > 0:
-            # the VM's share of all the host's CPU time; the rest of its busy
-            # time went to other processes (or to the hypervisor: steal)
-            out["host_vm"] = round((vm1 - vm0) / total, 4)
-            out["host_other"] = round(host["busy"] - out["host_vm"], 4)
+            # shares of all the host's CPU time: the VM's processes', and
+            # every other process's
+            out["host_vm"] = round((vm1[0] - vm0[0]) / total, 4)
+            out["host_other"] = round(((vm1[1] - vm0[1]) - (vm1[0] - vm0[0])) / total, 4)
         return out
 
 
