@@ -1658,11 +1658,25 @@ def test_calibration_table_compares_medians_with_the_parallel_ci() -> None:
     md = report.calibration_table("fig5_11", 12, at_n, at_1)
     rows = {ln.split("|")[1].strip(): ln for ln in md if ln.startswith("| cc=")}
     assert rows["cc=reno,per=0.01"].endswith("| agree |")
-    assert "| 1.02 [1, 1.04] | 1.022 [1.02, 1.024] | 1.002 |" in rows["cc=reno,per=0.01"]
+    assert (
+        "| 1.02 [1, 1.04] | 1.022 [1.02, 1.024] | 1.002 [0.983, 1.022] |"
+        in rows["cc=reno,per=0.01"]
+    )
     assert rows["cc=jersey,per=0.01"].endswith("| differs: lower parallel |")
     assert rows["cc=bbr,per=0.01"].endswith("| missing at parallel 1 |")
     assert rows["cc=cubic,per=0.01"].endswith("| no CI at parallel 12 (n=2) |")
     assert md[0] == "## fig5_11: goodput_mbps, parallel 12 vs 1"
+    # the same five runs reordered, and five of one distribution against five of
+    # another just past the first's range: ratio CIs that hold 1
+    same = [1.736, 1.786, 1.774, 1.75, 1.78]
+    a, b = ([rec("x", r, v) for r, v in enumerate(xs)] for xs in (same, same[::-1]))
+    assert report.calibration_rows(12, a, b)[0][0][-1] == "agree"
+    ci = report.ratio_ci([1.736, 1.75, 1.774, 1.78, 1.786], [1.732, 1.76, 1.787, 1.79, 1.806])
+    assert ci is not None and ci[0] < 1 < ci[1]
+    # the jersey rows: parallel 1 is 1.19 times parallel 12, all resamples above 1
+    ci = report.ratio_ci([1.50, 1.51, 1.52, 1.53, 1.54], [1.80, 1.81, 1.82, 1.83, 1.84])
+    assert ci is not None and 1.15 < ci[0] < ci[1] < 1.25
+    assert report.ratio_ci([1.0, 1.1], [1.0, 1.1, 1.2]) is None  # fewer than 3 runs
     assert "Verdicts: agree 1, differs: lower parallel 1, missing at parallel 1 1, " in md[-2]
 
 

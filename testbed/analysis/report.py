@@ -43,6 +43,7 @@ import argparse
 import itertools
 import json
 import math
+import random
 import re
 import statistics
 import time
@@ -2040,6 +2041,30 @@ def point_key(rec: dict[str, Any]) -> str:
     return re.sub(r"(^|,)run=\d+$", "", str(rec["_point"]))
 
 
+def ratio_ci(
+    xn: list[float], x1: list[float], level: float = metrics.CI_LEVEL
+) -> tuple[float, float] | None:
+    """Percentile-bootstrap confidence interval of median(x1) / median(xn),
+    each set of runs resampled on its own (``metrics.CI_RESAMPLES`` times,
+    seeded as :func:`testbed.analysis.metrics.median_ci`); None below
+    ``metrics.CI_MIN_RUNS`` runs in either, or where xn's medians are 0."""
+    if min(len(xn), len(x1)) < metrics.CI_MIN_RUNS:
+        return None
+    rng = random.Random(0)
+    ratios = []
+    for _ in range(metrics.CI_RESAMPLES):
+        mn = statistics.median(rng.choices(xn, k=len(xn)))
+        m1 = statistics.median(rng.choices(x1, k=len(x1)))
+        if mn:
+            ratios.append(m1 / mn)
+    if len(ratios) < metrics.CI_RESAMPLES:
+        return None
+    ratios.sort()
+    lo = ratios[math.floor((1 - level) / 2 * len(ratios))]
+    hi = ratios[math.ceil((1 + level) / 2 * len(ratios)) - 1]
+    return lo, hi
+
+
 def calibration_rows(
     parallel: int,
     at_n: list[dict[str, Any]],
@@ -2048,10 +2073,12 @@ def calibration_rows(
 ) -> tuple[list[list[str]], Counter[str]]:
     """Every point of ``at_n`` (records of points run ``parallel`` at a time)
     and ``at_1`` (the same run one at a time): its key, the two medians of
-    ``metric`` with their 95 % CIs, their ratio and a verdict ("agree" when
-    the parallel-1 median lies within the parallel-N CI, else "differs: lower
-    parallel"; none without a CI, fewer than 3 runs, or without both); with
-    the count of each verdict."""
+    ``metric`` with their 95 % CIs, their ratio with its 95 % CI
+    (:func:`ratio_ci`) and a verdict: "agree" when that CI holds 1, else
+    "differs: lower parallel" (none without a CI: fewer than 3 runs, or not
+    both); with the count of each verdict.  (Asking instead whether one
+    median lies within the other's CI, with 5 runs each their range, calls
+    one comparison in six "differs" between two sets of the same runs.)"""
     a = [r for r in at_n if r["_level"] == "point"]
     b = [r for r in at_1 if r["_level"] == "point"]
     rows: list[list[str]] = []
@@ -2062,10 +2089,12 @@ def calibration_rows(
         if not xn or not x1:
             verdict = f"missing at parallel {1 if xn else parallel}"
         else:
-            mn, m1 = metrics.median_spread(xn), metrics.median_spread(x1)
-            if math.isnan(mn["ci_lo"]):
+            ci = ratio_ci(xn, x1)
+            if len(xn) < metrics.CI_MIN_RUNS:
                 verdict = f"no CI at parallel {parallel} (n={len(xn)})"
-            elif mn["ci_lo"] <= m1["median"] <= mn["ci_hi"]:
+            elif ci is None:
+                verdict = f"no CI at parallel 1 (n={len(x1)})"
+            elif ci[0] <= 1 <= ci[1]:
                 verdict = "agree"
             else:
                 verdict = "differs: lower parallel"
@@ -2074,6 +2103,8 @@ def calibration_rows(
         ratio = "-"
         if xn and x1 and statistics.median(xn):
             ratio = f"{statistics.median(x1) / statistics.median(xn):.3f}"
+            if (ci := ratio_ci(xn, x1)) is not None:
+                ratio += f" [{ci[0]:.3f}, {ci[1]:.3f}]"
         rows.append([key, *cells, ratio, verdict])
     return rows, verdicts
 
@@ -2097,7 +2128,7 @@ def calibration_table(
         f"## {name}: {metric}, parallel {parallel} vs 1",
         "",
         f"| point | parallel {parallel}: median [95 % CI] | parallel 1: median [95 % CI] "
-        f"| parallel 1 / {parallel} | verdict |",
+        f"| parallel 1 / {parallel} [95 % CI] | verdict |",
         "|---|---:|---:|---:|---|",
     ]
     md += ["| " + " | ".join(r) + " |" for r in rows]
@@ -2152,8 +2183,8 @@ def calibration(
         f"Kernel directory `{kdir.name}`; generated "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `python -m testbed "
         "calibrate`.  Each scenario ran at its `parallel` and with `--set parallel=1`; a point "
-        f"agrees when its parallel-1 median of {metric} lies within the 95 % CI of its "
-        "parallel-N median.",
+        f"agrees when the 95 % CI of its median {metric} one at a time over that at "
+        "`parallel` (percentile bootstrap, each set of runs resampled on its own) holds 1.",
         "",
         "| scenario | parallel | kernel | commit | points | verdicts |",
         "|---|---:|---|---|---:|---|",
@@ -2213,8 +2244,8 @@ def calibration_index(out: Path) -> list[str]:
         "",
         "Does running a scenario's points `parallel` at a time change them?  Each scenario "
         "(or the part of it named in its command) ran at its `parallel` and one point at a "
-        "time (`python -m testbed calibrate`); a point agrees when its goodput's median one at "
-        "a time lies within the 95 % CI of the median at `parallel`; where points differ, the "
+        "time (`python -m testbed calibrate`); a point agrees when the 95 % CI of its goodput's "
+        "median one at a time over that at `parallel` holds 1; where points differ, the "
         "scenario runs them fewer at a time.",
         "",
         "| kernel series | scenario | parallel | points | agree | differ | no verdict | page |",
