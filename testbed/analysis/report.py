@@ -2086,24 +2086,23 @@ def calibration_rows(
     for key in ordered(point_key(r) for r in [*a, *b]):
         xn = cell_values([r for r in a if point_key(r) == key], metric)
         x1 = cell_values([r for r in b if point_key(r) == key], metric)
+        ci = ratio_ci(xn, x1) if xn and x1 else None
         if not xn or not x1:
             verdict = f"missing at parallel {1 if xn else parallel}"
+        elif len(xn) < metrics.CI_MIN_RUNS:
+            verdict = f"no CI at parallel {parallel} (n={len(xn)})"
+        elif ci is None:
+            verdict = f"no CI at parallel 1 (n={len(x1)})"
+        elif ci[0] <= 1 <= ci[1]:
+            verdict = "agree"
         else:
-            ci = ratio_ci(xn, x1)
-            if len(xn) < metrics.CI_MIN_RUNS:
-                verdict = f"no CI at parallel {parallel} (n={len(xn)})"
-            elif ci is None:
-                verdict = f"no CI at parallel 1 (n={len(x1)})"
-            elif ci[0] <= 1 <= ci[1]:
-                verdict = "agree"
-            else:
-                verdict = "differs: lower parallel"
+            verdict = "differs: lower parallel"
         verdicts[verdict.split(" (")[0]] += 1
         cells = [cell_text(metrics.median_spread(xs), ".4g") if xs else "-" for xs in (xn, x1)]
         ratio = "-"
         if xn and x1 and statistics.median(xn):
             ratio = f"{statistics.median(x1) / statistics.median(xn):.3f}"
-            if (ci := ratio_ci(xn, x1)) is not None:
+            if ci is not None:
                 ratio += f" [{ci[0]:.3f}, {ci[1]:.3f}]"
         rows.append([key, *cells, ratio, verdict])
     return rows, verdicts
